@@ -1,0 +1,123 @@
+"""Every error taor raises to its caller, in one hierarchy.
+
+    TaorError
+    ├── ConfigurationError            bad model string, missing key, invalid tool schema
+    └── ProviderError                 a model call failed (provider, status, retryable, raw body)
+        ├── AuthenticationError       401: the key is missing, wrong or revoked
+        ├── PermissionDeniedError     403: the key may not use this model or feature
+        ├── ModelNotFoundError        404: no such model (or endpoint)
+        ├── InvalidRequestError       400 / 413 / 422: the request itself is wrong
+        │   └── ContextLengthError    the prompt does not fit the model's context window
+        ├── ContentFilteredError      the provider refused or cut the output for safety
+        ├── QuotaExhaustedError       billing quota used up (not retryable, unlike a 429)
+        ├── RateLimitError            429: slow down (retry_after when the provider says)
+        ├── OverloadedError           Anthropic 529 and friends: try again soon
+        ├── ServerError               5xx
+        ├── NetworkError              connection refused, reset, DNS, TLS
+        ├── IdleTimeoutError          no bytes from the provider for too long
+        └── StreamInterruptedError    the stream broke after some of it was received
+
+Errors that a tool returns to the model are data, not exceptions, and live with the tools.
+Retryable by default: RateLimit, Overloaded, Server, Network, IdleTimeout, StreamInterrupted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class TaorError(Exception):
+    """Base of every error taor raises."""
+
+
+class ConfigurationError(TaorError):
+    """The caller configured something that cannot work; the message says how to fix it."""
+
+
+class ProviderError(TaorError):
+    """A model call failed. ``retryable`` says whether the retry policy may try again."""
+
+    default_retryable = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str = "",
+        status: int | None = None,
+        code: str | None = None,
+        retryable: bool | None = None,
+        retry_after: float | None = None,
+        raw: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.provider = provider
+        self.status = status
+        self.code = code
+        self.retryable = self.default_retryable if retryable is None else retryable
+        self.retry_after = retry_after
+        self.raw = raw
+
+    def __str__(self) -> str:
+        where = f"{self.provider} " if self.provider else ""
+        status = f" (HTTP {self.status})" if self.status else ""
+        return f"{where}{type(self).__name__}{status}: {self.message}"
+
+
+class AuthenticationError(ProviderError):
+    pass
+
+
+class PermissionDeniedError(ProviderError):
+    pass
+
+
+class ModelNotFoundError(ProviderError):
+    pass
+
+
+class InvalidRequestError(ProviderError):
+    pass
+
+
+class ContextLengthError(InvalidRequestError):
+    pass
+
+
+class ContentFilteredError(ProviderError):
+    pass
+
+
+class QuotaExhaustedError(ProviderError):
+    pass
+
+
+class RateLimitError(ProviderError):
+    default_retryable = True
+
+
+class OverloadedError(ProviderError):
+    default_retryable = True
+
+
+class ServerError(ProviderError):
+    default_retryable = True
+
+
+class NetworkError(ProviderError):
+    default_retryable = True
+
+
+class IdleTimeoutError(ProviderError):
+    default_retryable = True
+
+
+class StreamInterruptedError(ProviderError):
+    """The stream broke mid-way; ``received`` holds the events that arrived before the break."""
+
+    default_retryable = True
+
+    def __init__(self, message: str, *, received: tuple[Any, ...] = (), **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.received = received

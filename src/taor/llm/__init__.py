@@ -1,0 +1,76 @@
+"""taor.llm: the provider-neutral LLM layer (messages, requests, streams, adapters, retry)."""
+
+from taor.llm.assembler import Assembler, assemble, assemble_events
+from taor.llm.catalog import Catalog, ModelInfo
+from taor.llm.connect import connect, parse_model_string
+from taor.llm.events import (
+    Finish,
+    StateDelta,
+    StreamEvent,
+    StreamStart,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageUpdate,
+)
+from taor.llm.model import Model, Timeouts, complete
+from taor.llm.retry import RetryInfo, RetryPolicy, call_with_retry, stream_with_retry
+from taor.llm.types import (
+    FinishReason,
+    ImagePart,
+    Message,
+    Part,
+    Request,
+    Response,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolChoice,
+    ToolDefinition,
+    ToolResultPart,
+    Usage,
+    tool_result,
+)
+
+__all__ = [
+    "Assembler",
+    "Catalog",
+    "Finish",
+    "FinishReason",
+    "ImagePart",
+    "Message",
+    "Model",
+    "ModelInfo",
+    "Part",
+    "Request",
+    "Response",
+    "RetryInfo",
+    "RetryPolicy",
+    "StateDelta",
+    "StreamEvent",
+    "StreamStart",
+    "TextDelta",
+    "TextPart",
+    "ThinkingDelta",
+    "ThinkingPart",
+    "Timeouts",
+    "ToolCallDelta",
+    "ToolCallEnd",
+    "ToolCallPart",
+    "ToolCallStart",
+    "ToolChoice",
+    "ToolDefinition",
+    "ToolResultPart",
+    "Usage",
+    "UsageUpdate",
+    "assemble",
+    "assemble_events",
+    "call_with_retry",
+    "complete",
+    "connect",
+    "parse_model_string",
+    "stream_with_retry",
+    "tool_result",
+]

@@ -1,0 +1,92 @@
+"""The base of every adapter: the official SDK client for authentication, endpoints and error
+types; taor's own request encoding (cached per message) and SSE parsing for speed."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, ClassVar
+
+import httpx2
+
+from taor.llm.adapters._http import map_exception, read_sse
+from taor.llm.catalog import Catalog, ModelInfo
+from taor.llm.events import StreamEvent
+from taor.llm.model import Timeouts
+from taor.llm.sse import SSEvent
+from taor.llm.types import Request
+
+
+class HttpModel:
+    """Subclasses set ``provider`` and implement ``_make_client``, ``_encode`` and
+    ``_translate``. The SDK client is built on first use, with SDK retries off (taor's retry
+    policy is the only one) and an idle read timeout instead of a whole-request deadline."""
+
+    provider: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        model_id: str,
+        *,
+        api_key: str,
+        base_url: str | None = None,
+        timeouts: Timeouts | None = None,
+        transport: httpx2.AsyncBaseTransport | None = None,
+        headers: Mapping[str, str] | None = None,
+        catalog: Catalog | None = None,
+    ) -> None:
+        self._model_id = model_id
+        self._api_key = api_key
+        self._base_url = base_url
+        self._timeouts = timeouts or Timeouts()
+        self._transport = transport
+        self._headers = dict(headers or {})
+        self._catalog = catalog or Catalog.default()
+        self._client: Any = None
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    def info(self, model_id: str | None = None) -> ModelInfo:
+        return self._catalog.lookup(self.provider, model_id or self._model_id)
+
+    def _httpx_timeout(self) -> httpx2.Timeout:
+        t = self._timeouts
+        return httpx2.Timeout(connect=t.connect, read=t.idle, write=t.write, pool=t.connect)
+
+    def _http_client(self) -> httpx2.AsyncClient | None:
+        if self._transport is None:
+            return None
+        return httpx2.AsyncClient(transport=self._transport, timeout=self._httpx_timeout())
+
+    def _make_client(self) -> Any:
+        raise NotImplementedError
+
+    def _encode(self, request: Request) -> tuple[str, bytes, dict[str, str]]:
+        """The request path (relative to the SDK's base URL), the JSON body, extra headers."""
+        raise NotImplementedError
+
+    def _translate(self, events: AsyncIterator[SSEvent], request: Request) -> AsyncIterator[StreamEvent]:
+        raise NotImplementedError
+
+    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+        if self._client is None:
+            self._client = self._make_client()
+        path, body, headers = self._encode(request)
+        try:
+            response = await self._client.post(
+                path,
+                cast_to=httpx2.Response,
+                content=body,
+                stream=True,
+                options={"headers": {"content-type": "application/json", **self._headers, **headers}},
+            )
+        except Exception as exc:
+            raise map_exception(self.provider, exc) from exc
+        async for event in self._translate(read_sse(response, self.provider), request):
+            yield event
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None

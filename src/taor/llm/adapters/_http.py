@@ -1,0 +1,207 @@
+"""What the adapters share: error classification, SDK exception mapping, reading an SSE
+response with idle-timeout and disconnect mapping, compact JSON, and the fragment cache that
+keeps each turn from re-serializing the whole history."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any, Generic, TypeVar
+
+import httpx2
+
+from taor import errors as e
+from taor.llm.retry import parse_retry_after
+from taor.llm.sse import SSEDecoder, SSEvent
+
+_CONTEXT = re.compile(
+    r"context.{0,12}(length|window)|too many tokens|prompt is too long|maximum context"
+    r"|input is too long|exceeds the (maximum|context)|token count .* exceeds|input token count",
+    re.I,
+)
+_FILTER = re.compile(r"content.?filter|safety|blocked|prohibited content", re.I)
+_QUOTA = re.compile(r"insufficient_quota|quota.*(exceeded|exhausted)|billing|credit balance", re.I)
+_OVERLOADED = re.compile(r"overloaded", re.I)
+
+# Error "type" strings providers put in bodies and in-stream error events.
+_TYPES: dict[str, type[e.ProviderError]] = {
+    "authentication_error": e.AuthenticationError,
+    "invalid_api_key": e.AuthenticationError,
+    "unauthenticated": e.AuthenticationError,
+    "permission_error": e.PermissionDeniedError,
+    "permission_denied": e.PermissionDeniedError,
+    "not_found_error": e.ModelNotFoundError,
+    "model_not_found": e.ModelNotFoundError,
+    "not_found": e.ModelNotFoundError,
+    "rate_limit_error": e.RateLimitError,
+    "rate_limit_exceeded": e.RateLimitError,
+    "resource_exhausted": e.RateLimitError,
+    "insufficient_quota": e.QuotaExhaustedError,
+    "overloaded_error": e.OverloadedError,
+    "unavailable": e.OverloadedError,
+    "api_error": e.ServerError,
+    "server_error": e.ServerError,
+    "internal": e.ServerError,
+    "context_length_exceeded": e.ContextLengthError,
+    "invalid_request_error": e.InvalidRequestError,
+    "invalid_argument": e.InvalidRequestError,
+    "request_too_large": e.InvalidRequestError,
+    "failed_precondition": e.InvalidRequestError,
+}
+
+_STATUS: dict[int, type[e.ProviderError]] = {
+    400: e.InvalidRequestError,
+    401: e.AuthenticationError,
+    403: e.PermissionDeniedError,
+    404: e.ModelNotFoundError,
+    408: e.ServerError,
+    409: e.ServerError,
+    413: e.InvalidRequestError,
+    422: e.InvalidRequestError,
+    429: e.RateLimitError,
+    529: e.OverloadedError,
+}
+
+
+def classify(
+    provider: str,
+    *,
+    status: int | None,
+    message: str,
+    code: str | None = None,
+    retry_after: float | None = None,
+    raw: Any = None,
+) -> e.ProviderError:
+    """One rule for every provider: the error type string first, then the status, then the
+    message text refines it (context length, content filter, quota, overloaded)."""
+    cls = _TYPES.get((code or "").lower())
+    if cls is None or cls is e.InvalidRequestError or cls is e.RateLimitError:
+        by_status = _STATUS.get(status or 0)
+        if by_status is None and status is not None and status >= 500:
+            by_status = e.ServerError
+        cls = cls or by_status or e.ServerError
+    text = f"{code or ''} {message}"
+    if issubclass(cls, e.InvalidRequestError) and _CONTEXT.search(text):
+        cls = e.ContextLengthError
+    elif issubclass(cls, e.InvalidRequestError) and _FILTER.search(text):
+        cls = e.ContentFilteredError
+    elif cls is e.RateLimitError and _QUOTA.search(text):
+        cls = e.QuotaExhaustedError
+    elif cls is e.ServerError and _OVERLOADED.search(text):
+        cls = e.OverloadedError
+    return cls(
+        message or f"HTTP {status}",
+        provider=provider,
+        status=status,
+        code=code,
+        retry_after=retry_after if cls is not e.QuotaExhaustedError else None,
+        raw=raw,
+    )
+
+
+def error_from_body(
+    provider: str, status: int | None, body: Any, headers: Mapping[str, str] | None = None
+) -> e.ProviderError:
+    """Classify an error response body of any of the providers' shapes."""
+    message, code = _message_and_code(body)
+    retry_after = parse_retry_after((headers or {}).get("retry-after"))
+    return classify(provider, status=status, message=message, code=code, retry_after=retry_after, raw=body)
+
+
+def _message_and_code(body: Any) -> tuple[str, str | None]:
+    if isinstance(body, list) and body:  # Gemini streams errors as a one-element array
+        body = body[0]
+    if isinstance(body, (bytes, str)):
+        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+        try:
+            body = json.loads(text)
+        except ValueError:
+            return text.strip()[:2000], None
+    if not isinstance(body, dict):
+        return str(body)[:2000], None
+    err = body.get("error", body)
+    if not isinstance(err, dict):
+        return str(err), None
+    code = err.get("code") if isinstance(err.get("code"), str) else None
+    code = code or err.get("type") or err.get("status")
+    return str(err.get("message") or ""), code if isinstance(code, str) else None
+
+
+def map_exception(provider: str, exc: BaseException) -> e.ProviderError:
+    """Map an SDK or httpx2 exception to taor's hierarchy (duck-typed: the Stainless SDKs
+    share their exception shapes, google-genai has its own)."""
+    if isinstance(exc, e.ProviderError):
+        return exc
+    response = getattr(exc, "response", None)
+    status = getattr(exc, "status_code", None) or getattr(exc, "code", None)
+    if isinstance(status, int) and status >= 400:
+        body = getattr(exc, "body", None) or getattr(exc, "details", None)
+        if body is None and isinstance(response, httpx2.Response):
+            body = _safe_text(response)
+        headers = response.headers if isinstance(response, httpx2.Response) else None
+        return error_from_body(provider, status, body or str(exc), headers)
+    name = type(exc).__name__
+    if isinstance(exc, httpx2.TimeoutException) or "Timeout" in name:
+        if isinstance(exc, httpx2.ConnectTimeout) or "Connect" in str(exc):
+            return e.NetworkError(f"connection timed out: {exc}", provider=provider)
+        return e.IdleTimeoutError(f"no data from the provider in time: {exc}", provider=provider)
+    if isinstance(exc, (httpx2.RemoteProtocolError, httpx2.ReadError)):
+        return e.StreamInterruptedError(f"the connection broke: {exc}", provider=provider)
+    if isinstance(exc, httpx2.TransportError) or "Connection" in name:
+        return e.NetworkError(f"cannot reach the provider: {exc}", provider=provider)
+    return e.ServerError(f"{name}: {exc}", provider=provider, retryable=False, raw=repr(exc))
+
+
+def _safe_text(response: httpx2.Response) -> str:
+    try:
+        return response.text
+    except httpx2.ResponseNotRead:
+        return ""
+
+
+async def read_sse(response: httpx2.Response, provider: str) -> AsyncIterator[SSEvent]:
+    """The SSE events of a streaming response; transport failures become taor errors and the
+    response is closed however the consumer stops."""
+    decoder = SSEDecoder()
+    try:
+        async for chunk in response.aiter_bytes():
+            for event in decoder.feed(chunk):
+                yield event
+        for event in decoder.flush():
+            yield event
+    except (httpx2.HTTPError, httpx2.StreamError) as exc:
+        raise map_exception(provider, exc) from exc
+    finally:
+        await response.aclose()
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class FragmentCache(Generic[K, V]):
+    """Remembers what an immutable object (a message, a part) encoded to, by identity.
+
+    Each request keeps only the entries it used, so the cache holds one conversation's worth
+    and an object that left the history is forgotten. Encoding a turn costs its own size, not
+    the size of the whole history."""
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[K, V]] = {}
+        self._next: dict[int, tuple[K, V]] = {}
+
+    def get(self, key: K, encode: Callable[[K], V]) -> V:
+        entry = self._entries.get(id(key))
+        if entry is None or entry[0] is not key:
+            entry = (key, encode(key))
+        self._next[id(key)] = entry
+        return entry[1]
+
+    def rotate(self) -> None:
+        """Call after each request: forget what it did not use."""
+        self._entries, self._next = self._next, {}

@@ -1,0 +1,98 @@
+"""The one stream-event vocabulary every adapter speaks.
+
+A stream is: ``start``, then any interleaving of part events, then ``usage`` (zero or more times;
+the last one wins) and exactly one ``finish``. ``index`` is the position of the part in the
+assistant message being built, so concurrent parts (parallel tool calls) stay apart.
+``assemble`` (in ``taor.llm.assembler``) turns any such stream into a ``Response``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, TypeAlias
+
+from taor.llm.types import FinishReason, ProviderState, Usage
+
+_frozen = dataclass(frozen=True, kw_only=True, slots=True)
+
+
+@_frozen
+class StreamStart:
+    kind: Literal["start"] = "start"
+    id: str | None = None
+    model: str | None = None
+
+
+@_frozen
+class TextDelta:
+    kind: Literal["text_delta"] = "text_delta"
+    index: int
+    text: str
+
+
+@_frozen
+class ThinkingDelta:
+    """Reasoning text, or (with ``signature``) the signature that seals it. ``redacted`` marks
+    a redacted block whose opaque payload travels in ``signature``."""
+
+    kind: Literal["thinking_delta"] = "thinking_delta"
+    index: int
+    text: str = ""
+    signature: str | None = None
+    redacted: bool = False
+
+
+@_frozen
+class ToolCallStart:
+    kind: Literal["tool_call_start"] = "tool_call_start"
+    index: int
+    id: str
+    name: str
+
+
+@_frozen
+class ToolCallDelta:
+    kind: Literal["tool_call_delta"] = "tool_call_delta"
+    index: int
+    arguments: str
+
+
+@_frozen
+class ToolCallEnd:
+    kind: Literal["tool_call_end"] = "tool_call_end"
+    index: int
+
+
+@_frozen
+class StateDelta:
+    """Opaque provider state for the part at ``index`` (or the message when ``index`` is None),
+    merged into what that part already holds, one provider key at a time."""
+
+    kind: Literal["state"] = "state"
+    index: int | None
+    state: ProviderState
+
+
+@_frozen
+class UsageUpdate:
+    kind: Literal["usage"] = "usage"
+    usage: Usage
+
+
+@_frozen
+class Finish:
+    kind: Literal["finish"] = "finish"
+    reason: FinishReason
+
+
+StreamEvent: TypeAlias = (
+    StreamStart
+    | TextDelta
+    | ThinkingDelta
+    | ToolCallStart
+    | ToolCallDelta
+    | ToolCallEnd
+    | StateDelta
+    | UsageUpdate
+    | Finish
+)
