@@ -10,7 +10,9 @@ HEAVY = ("anthropic", "openai", "google", "httpx2", "pydantic", "jsonschema", "t
 
 def imported_after(statement: str) -> set[str]:
     code = f"{statement}; import sys; print(' '.join(sys.modules))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     return {name.split(".")[0] for name in out.split()}
 
 
@@ -25,13 +27,39 @@ def test_taor_llm_imports_no_provider_sdk() -> None:
 def test_public_api_is_curated() -> None:
     assert set(taor.__all__) == {
         "__version__",
-        "AuthenticationError", "ConfigurationError", "ContentFilteredError", "ContextLengthError",
-        "IdleTimeoutError", "InvalidRequestError", "ModelNotFoundError", "NetworkError",
-        "OverloadedError", "PermissionDeniedError", "ProviderError", "QuotaExhaustedError",
-        "RateLimitError", "ServerError", "StreamInterruptedError", "TaorError",
-        "ImagePart", "Message", "Model", "Request", "Response", "RetryPolicy", "TextPart",
-        "ThinkingPart", "Timeouts", "ToolCallPart", "ToolChoice", "ToolDefinition",
-        "ToolResultPart", "Usage", "complete", "connect", "tool_result",
+        "AuthenticationError",
+        "ConfigurationError",
+        "ContentFilteredError",
+        "ContextLengthError",
+        "IdleTimeoutError",
+        "InvalidRequestError",
+        "ModelNotFoundError",
+        "NetworkError",
+        "OverloadedError",
+        "PermissionDeniedError",
+        "ProviderError",
+        "QuotaExhaustedError",
+        "RateLimitError",
+        "ServerError",
+        "StreamInterruptedError",
+        "TaorError",
+        "ImagePart",
+        "Message",
+        "Model",
+        "Request",
+        "Response",
+        "RetryPolicy",
+        "TextPart",
+        "ThinkingPart",
+        "Timeouts",
+        "ToolCallPart",
+        "ToolChoice",
+        "ToolDefinition",
+        "ToolResultPart",
+        "Usage",
+        "complete",
+        "connect",
+        "tool_result",
     }
     for name in taor.__all__:
         assert getattr(taor, name) is not None
@@ -40,5 +68,7 @@ def test_public_api_is_curated() -> None:
 
 
 def test_cli_prints_version() -> None:
-    out = subprocess.run([sys.executable, "-m", "taor.cli"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "taor.cli"], capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == f"taor {taor.__version__}"

@@ -25,7 +25,9 @@ from taor.testing.script import Reply, ToolCall, reply_events
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 replies = st.builds(
@@ -61,7 +63,9 @@ def test_any_rechunking_assembles_to_the_same_response(reply: Reply, chunk: int)
     assert assemble_events(events(reply, chunk), "anthropic") == whole
     assert whole.text == reply.text
     assert [c.name for c in whole.tool_calls] == [c.name for c in reply.tool_calls]
-    assert [dict(c.arguments) for c in whole.tool_calls] == [dict(c.arguments) for c in reply.tool_calls]
+    assert [dict(c.arguments) for c in whole.tool_calls] == [
+        dict(c.arguments) for c in reply.tool_calls
+    ]
 
 
 def test_parts_follow_index_order_and_interleaving() -> None:

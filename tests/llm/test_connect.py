@@ -6,11 +6,16 @@ from taor.llm import connect, parse_model_string
 
 def test_parse_model_string() -> None:
     assert parse_model_string("anthropic:claude-sonnet-4-5") == ("anthropic", "claude-sonnet-4-5")
-    assert parse_model_string("openai-compat:qwen2.5-coder:7b") == ("openai-compat", "qwen2.5-coder:7b")
+    assert parse_model_string("openai-compat:qwen2.5-coder:7b") == (
+        "openai-compat",
+        "qwen2.5-coder:7b",
+    )
 
 
 def test_unknown_provider_lists_known_ones() -> None:
-    with pytest.raises(ConfigurationError, match="known providers: anthropic, openai, openai-compat, gemini"):
+    with pytest.raises(
+        ConfigurationError, match="known providers: anthropic, openai, openai-compat, gemini"
+    ):
         parse_model_string("mistral:large")
     with pytest.raises(ConfigurationError, match="needs a provider prefix"):
         parse_model_string("claude-sonnet-4-5")
@@ -32,12 +37,17 @@ def test_missing_key_names_the_variable(model: str, variable: str) -> None:
 def test_openai_compat_needs_a_base_url_but_no_key() -> None:
     with pytest.raises(ConfigurationError, match="OPENAI_COMPAT_BASE_URL"):
         connect("openai-compat:qwen2.5-coder", env={})
-    model = connect("openai-compat:qwen2.5-coder", env={"OPENAI_COMPAT_BASE_URL": "http://127.0.0.1:1/v1"})
+    model = connect(
+        "openai-compat:qwen2.5-coder", env={"OPENAI_COMPAT_BASE_URL": "http://127.0.0.1:1/v1"}
+    )
     assert (model.provider, model.model_id) == ("openai-compat", "qwen2.5-coder")
 
 
 def test_keys_and_urls_from_env() -> None:
     model = connect("gemini:gemini-2.5-pro", env={"GOOGLE_API_KEY": "k"})
     assert (model.provider, model.model_id) == ("gemini", "gemini-2.5-pro")
-    model = connect("anthropic:claude-sonnet-4-5", env={"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
+    model = connect(
+        "anthropic:claude-sonnet-4-5",
+        env={"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"},
+    )
     assert model.provider == "anthropic"

@@ -107,7 +107,9 @@ def _stream_factory(plan: list[str]):
 
 async def test_stream_retried_while_nothing_delivered(no_sleep) -> None:
     open_stream, opened = _stream_factory(["fail_early", "fail_early", "ok"])
-    events = [e async for e in stream_with_retry(open_stream, RetryPolicy(jitter=0), None, no_sleep)]
+    events = [
+        e async for e in stream_with_retry(open_stream, RetryPolicy(jitter=0), None, no_sleep)
+    ]
     assert opened() == 3
     assert [e.kind for e in events] == ["start", "text_delta", "finish"]
     assert events[0].id == "s3"

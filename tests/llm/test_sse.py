@@ -4,9 +4,9 @@ from hypothesis import strategies as st
 from taor.llm.sse import SSEDecoder, SSEvent
 
 STREAM = (
-    b"event: message_start\ndata: {\"a\":1}\n\n"
+    b'event: message_start\ndata: {"a":1}\n\n'
     b": a comment\n\n"
-    b"event: delta\r\ndata: {\"text\":\"h\\u00e9llo\"}\r\n\r\n"
+    b'event: delta\r\ndata: {"text":"h\\u00e9llo"}\r\n\r\n'
     b"data: line one\ndata: line two\n\n"
     b"retry: 100\nid: 7\ndata: [DONE]\n\n"
 )

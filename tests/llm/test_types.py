@@ -34,7 +34,9 @@ def test_tool_definition_rejects_invalid_schema() -> None:
 
 def test_tool_definition_accepts_valid_schema() -> None:
     schema = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
-    assert ToolDefinition(name="read_file", description="Read", parameters=schema).parameters == schema
+    assert (
+        ToolDefinition(name="read_file", description="Read", parameters=schema).parameters == schema
+    )
 
 
 def test_image_part_needs_exactly_one_source() -> None:
@@ -54,16 +56,30 @@ def test_named_tool_choice_needs_a_name() -> None:
 
 
 def test_usage_adds_and_derives() -> None:
-    a = Usage(input_tokens=100, output_tokens=10, cache_read_tokens=60, cache_write_tokens=20, reasoning_tokens=4)
+    a = Usage(
+        input_tokens=100,
+        output_tokens=10,
+        cache_read_tokens=60,
+        cache_write_tokens=20,
+        reasoning_tokens=4,
+    )
     b = Usage(input_tokens=50, output_tokens=5)
     total = a + b
-    assert total == Usage(input_tokens=150, output_tokens=15, cache_read_tokens=60, cache_write_tokens=20, reasoning_tokens=4)
+    assert total == Usage(
+        input_tokens=150,
+        output_tokens=15,
+        cache_read_tokens=60,
+        cache_write_tokens=20,
+        reasoning_tokens=4,
+    )
     assert total.total_tokens == 165
     assert a.uncached_input_tokens == 20
 
 
 def test_message_constructors_and_accessors() -> None:
-    call = ToolCallPart(id="c1", name="shell", arguments={"cmd": "ls"}, raw_arguments='{"cmd":"ls"}')
+    call = ToolCallPart(
+        id="c1", name="shell", arguments={"cmd": "ls"}, raw_arguments='{"cmd":"ls"}'
+    )
     msg = Message.assistant(ThinkingPart(text="hmm", provider="anthropic"), "I will list.", call)
     assert msg.role == "assistant"
     assert msg.text == "I will list."
@@ -80,4 +96,9 @@ def test_response_accessors() -> None:
     assert response.text == "done"
     assert response.reasoning == "think more"
     assert response.tool_calls == []
-    assert Response(message=Message.assistant("x"), finish_reason=FinishReason(reason="stop")).reasoning is None
+    assert (
+        Response(
+            message=Message.assistant("x"), finish_reason=FinishReason(reason="stop")
+        ).reasoning
+        is None
+    )

@@ -2,7 +2,15 @@ import pytest
 
 from taor.errors import RateLimitError
 from taor.llm import Message, Request, RetryPolicy, complete
-from taor.testing import FunctionModel, Reply, ScriptedModel, ScriptExhaustedError, ToolCall, text, tool_calls
+from taor.testing import (
+    FunctionModel,
+    Reply,
+    ScriptedModel,
+    ScriptExhaustedError,
+    ToolCall,
+    text,
+    tool_calls,
+)
 
 
 def request(prompt: str = "hi") -> Request:
@@ -12,7 +20,10 @@ def request(prompt: str = "hi") -> Request:
 async def test_scripted_model_plays_steps_in_order() -> None:
     model = ScriptedModel(
         [
-            tool_calls(("read_file", {"path": "a.py"}), ToolCall(name="shell", arguments={"cmd": "ls"}, id="x")),
+            tool_calls(
+                ("read_file", {"path": "a.py"}),
+                ToolCall(name="shell", arguments={"cmd": "ls"}, id="x"),
+            ),
             Reply(text="done", thinking="all good", signature="sig"),
         ]
     )
@@ -63,7 +74,9 @@ async def test_function_model_computes_replies() -> None:
         return text(str(len(req.messages)))
 
     model = FunctionModel(fn)
-    assert (await complete(model, Request(messages=(Message.user("a"), Message.user("b"))))).text == "2"
+    assert (
+        await complete(model, Request(messages=(Message.user("a"), Message.user("b"))))
+    ).text == "2"
     assert len(model.requests) == 1
 
 

@@ -101,7 +101,9 @@ class Assembler:
     def message(self) -> Message:
         parts = [self._part(self._slots[i]) for i in sorted(self._slots)]
         return Message(
-            role="assistant", parts=tuple(p for p in parts if p is not None), provider_state=self._state
+            role="assistant",
+            parts=tuple(p for p in parts if p is not None),
+            provider_state=self._state,
         )
 
     def _part(self, slot: _Slot) -> Part | None:
@@ -180,4 +182,3 @@ async def assemble(events: AsyncIterable[StreamEvent], provider: str = "") -> Re
     async for event in events:
         assembler.feed(event)
     return assembler.response()
-

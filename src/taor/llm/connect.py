@@ -23,7 +23,9 @@ class _Provider:
 
 PROVIDERS: Mapping[str, _Provider] = {
     "anthropic": _Provider(
-        "taor.llm.adapters.anthropic:AnthropicModel", ("ANTHROPIC_API_KEY",), ("ANTHROPIC_BASE_URL",)
+        "taor.llm.adapters.anthropic:AnthropicModel",
+        ("ANTHROPIC_API_KEY",),
+        ("ANTHROPIC_BASE_URL",),
     ),
     "openai": _Provider(
         "taor.llm.adapters.openai:OpenAIModel", ("OPENAI_API_KEY",), ("OPENAI_BASE_URL",)

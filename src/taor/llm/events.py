@@ -13,24 +13,22 @@ from typing import Literal, TypeAlias
 
 from taor.llm.types import FinishReason, ProviderState, Usage
 
-_frozen = dataclass(frozen=True, kw_only=True, slots=True)
 
-
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class StreamStart:
     kind: Literal["start"] = "start"
     id: str | None = None
     model: str | None = None
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class TextDelta:
     kind: Literal["text_delta"] = "text_delta"
     index: int
     text: str
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ThinkingDelta:
     """Reasoning text, or (with ``signature``) the signature that seals it. ``redacted`` marks
     a redacted block whose opaque payload travels in ``signature``."""
@@ -42,7 +40,7 @@ class ThinkingDelta:
     redacted: bool = False
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolCallStart:
     kind: Literal["tool_call_start"] = "tool_call_start"
     index: int
@@ -50,20 +48,20 @@ class ToolCallStart:
     name: str
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolCallDelta:
     kind: Literal["tool_call_delta"] = "tool_call_delta"
     index: int
     arguments: str
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolCallEnd:
     kind: Literal["tool_call_end"] = "tool_call_end"
     index: int
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class StateDelta:
     """Opaque provider state for the part at ``index`` (or the message when ``index`` is None),
     merged into what that part already holds, one provider key at a time."""
@@ -73,13 +71,13 @@ class StateDelta:
     state: ProviderState
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class UsageUpdate:
     kind: Literal["usage"] = "usage"
     usage: Usage
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Finish:
     kind: Literal["finish"] = "finish"
     reason: FinishReason

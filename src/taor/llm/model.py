@@ -48,5 +48,7 @@ async def complete(
     sleep: Sleep | None = None,
 ) -> Response:
     """Stream ``request`` through ``model`` with the retry policy and assemble the response."""
-    events = stream_with_retry(lambda: model.stream(request), retry or RetryPolicy(), on_retry, sleep)
+    events = stream_with_retry(
+        lambda: model.stream(request), retry or RetryPolicy(), on_retry, sleep
+    )
     return await assemble(events, model.provider)

@@ -64,7 +64,9 @@ class RetryPolicy:
         backoff = min(self.max_delay, self.base_delay * self.multiplier ** (attempt - 1))
         return backoff * (1 + random.uniform(-self.jitter, self.jitter))
 
-    def retrying(self, on_retry: OnRetry | None = None, sleep: Sleep | None = None) -> AsyncRetrying:
+    def retrying(
+        self, on_retry: OnRetry | None = None, sleep: Sleep | None = None
+    ) -> AsyncRetrying:
         def wait(state: RetryCallState) -> float:
             error = state.outcome.exception() if state.outcome else None
             return self.delay(state.attempt_number, error)

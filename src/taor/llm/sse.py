@@ -40,7 +40,9 @@ class SSEDecoder:
                     self._event, self._data = "", []
             elif line.startswith(b"data:"):
                 value = line[5:]
-                self._data.append((value[1:] if value[:1] == b" " else value).decode("utf-8", "replace"))
+                self._data.append(
+                    (value[1:] if value[:1] == b" " else value).decode("utf-8", "replace")
+                )
             elif line.startswith(b"event:"):
                 self._event = line[6:].strip().decode("utf-8", "replace")
         return events

@@ -25,17 +25,15 @@ ProviderState: TypeAlias = Mapping[str, Any]
 ReasoningEffort: TypeAlias = Literal["low", "medium", "high", "xhigh"]
 FinishKind: TypeAlias = Literal["stop", "length", "tool_calls", "content_filter", "error", "other"]
 
-_frozen = dataclass(frozen=True, kw_only=True, slots=True)
 
-
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class TextPart:
     kind: Literal["text"] = "text"
     text: str
     provider_state: ProviderState | None = None
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ImagePart:
     """An image given inline (``data``) or by ``url``; exactly one of them is set."""
 
@@ -50,7 +48,7 @@ class ImagePart:
             raise ConfigurationError("an ImagePart needs exactly one of data= or url=")
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolCallPart:
     """A call the model asked for. ``arguments`` is parsed; ``raw_arguments`` is as received."""
 
@@ -62,7 +60,7 @@ class ToolCallPart:
     provider_state: ProviderState | None = None
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolResultPart:
     """The result of one tool call: text and/or images, flagged when it is an error."""
 
@@ -78,7 +76,7 @@ class ToolResultPart:
         return "".join(p.text for p in self.content if isinstance(p, TextPart))
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ThinkingPart:
     """Model reasoning. For redacted thinking, ``text`` is empty and ``signature`` holds the
     opaque payload. ``provider`` names who produced it; only that provider can read it back."""
@@ -94,7 +92,7 @@ class ThinkingPart:
 Part: TypeAlias = TextPart | ImagePart | ToolCallPart | ToolResultPart | ThinkingPart
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Message:
     role: Role
     parts: tuple[Part, ...] = ()
@@ -130,7 +128,11 @@ def _parts(content: Sequence[str | Part]) -> tuple[Part, ...]:
 
 
 def tool_result(
-    call_id: str, content: str | Sequence[TextPart | ImagePart], *, is_error: bool = False, name: str = ""
+    call_id: str,
+    content: str | Sequence[TextPart | ImagePart],
+    *,
+    is_error: bool = False,
+    name: str = "",
 ) -> ToolResultPart:
     parts = (TextPart(text=content),) if isinstance(content, str) else tuple(content)
     return ToolResultPart(call_id=call_id, content=parts, is_error=is_error, name=name)
@@ -139,7 +141,7 @@ def tool_result(
 _TOOL_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]{0,63}$")
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolDefinition:
     """A tool offered to the model. Checked when defined: a bad name or schema fails here,
     not as a 400 from the provider in the middle of a session."""
@@ -173,7 +175,7 @@ def check_tool_schema(name: str, schema: Mapping[str, Any]) -> None:
         raise ConfigurationError(f"tool {name!r}: invalid JSON Schema: {exc.message}") from None
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolChoice:
     mode: Literal["auto", "none", "required", "named"] = "auto"
     name: str | None = None
@@ -183,7 +185,7 @@ class ToolChoice:
             raise ConfigurationError("ToolChoice: give name= exactly when mode='named'")
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Request:
     """One model call. ``model`` may be left empty to use the client's own model id.
     ``provider_options`` is keyed by provider family and merged into that provider's body."""
@@ -201,7 +203,7 @@ class Request:
     metadata: Mapping[str, str] = field(default_factory=dict)
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Usage:
     """Token counts, normalized so that every provider means the same thing by each field.
 
@@ -238,13 +240,13 @@ class Usage:
         )
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class FinishReason:
     reason: FinishKind
     raw: str | None = None
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Response:
     message: Message
     finish_reason: FinishReason

@@ -12,6 +12,7 @@ prefix (in bytes / 4) it shares with one of the recent earlier requests, counted
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -43,7 +44,9 @@ class RecordedRequest:
 class FakeProviderServer:
     """Start with ``with FakeProviderServer(steps) as server:`` (or ``start()``/``stop()``)."""
 
-    def __init__(self, steps: Iterable[Any] = (), *, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self, steps: Iterable[Any] = (), *, host: str = "127.0.0.1", port: int = 0
+    ) -> None:
         self._steps: deque[Any] = deque(steps)
         self.wires = all_wires()
         self._lock = threading.Lock()
@@ -78,7 +81,9 @@ class FakeProviderServer:
 
     def start(self) -> FakeProviderServer:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-provider", daemon=True)
+            self._thread = threading.Thread(
+                target=self._httpd.serve_forever, name="fake-provider", daemon=True
+            )
             self._thread.start()
         return self
 
@@ -171,7 +176,9 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         wire = next((w for w in self.fake.wires if w.matches(parts.path)), None)
         if wire is None:
-            self._send_json(404, {"error": {"message": f"FakeProviderServer: no route {parts.path}"}})
+            self._send_json(
+                404, {"error": {"message": f"FakeProviderServer: no route {parts.path}"}}
+            )
             return
         length = int(self.headers.get("content-length") or 0)
         body = self.rfile.read(length) if length else b""
@@ -218,13 +225,17 @@ class _Handler(BaseHTTPRequestHandler):
             headers["retry-after"] = error.retry_after
         self._send_json(error.status, wire.error_body(error), headers)
 
-    def _send_reply(self, wire: WireFormat, request: RecordedRequest, reply: Reply, fault: Fault | None) -> None:
+    def _send_reply(
+        self, wire: WireFormat, request: RecordedRequest, reply: Reply, fault: Fault | None
+    ) -> None:
         if reply.delay:
             self._sleep(reply.delay)
         if fault is not None and fault.what == "disconnect" and fault.after == 0:
             self._abort()
             return
-        ctx = ReplyContext(request=request, usage=self.fake._usage(request, reply), call_id=self.fake._call_id)
+        ctx = ReplyContext(
+            request=request, usage=self.fake._usage(request, reply), call_id=self.fake._call_id
+        )
         if not wire.is_stream(request):
             self._send_json(200, wire.body(reply, ctx))
             return
@@ -260,13 +271,10 @@ class _Handler(BaseHTTPRequestHandler):
     def _abort(self) -> None:
         self.wfile.flush()
         self.close_connection = True
-        try:
+        with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
 
     def _sleep(self, seconds: float) -> None:
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline and not self.fake._closing.is_set():
             time.sleep(min(0.02, max(0.0, deadline - time.monotonic())))
-

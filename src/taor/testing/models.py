@@ -56,12 +56,16 @@ class ScriptedModel:
 
     def assert_done(self) -> None:
         if self._steps:
-            raise AssertionError(f"{len(self._steps)} scripted step(s) were never used: {list(self._steps)!r}")
+            raise AssertionError(
+                f"{len(self._steps)} scripted step(s) were never used: {list(self._steps)!r}"
+            )
 
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         self.requests.append(request)
         if not self._steps:
-            raise ScriptExhaustedError(f"no scripted step left for model call #{len(self.requests)}")
+            raise ScriptExhaustedError(
+                f"no scripted step left for model call #{len(self.requests)}"
+            )
         step = await _resolve(self._steps.popleft(), request)
         async for event in _play(step, request, self._ids, self._sleep):
             yield event
@@ -123,7 +127,9 @@ async def _play(
     if isinstance(step, Response):
         step = _reply_of(step)
     if not isinstance(step, Reply):
-        raise TypeError(f"a scripted step must be a Reply, a Response or an exception, not {step!r}")
+        raise TypeError(
+            f"a scripted step must be a Reply, a Response or an exception, not {step!r}"
+        )
     if step.delay:
         await sleep(step.delay)
     chars = len(request.system) + sum(len(m.text) for m in request.messages)
@@ -134,7 +140,10 @@ async def _play(
 def _reply_of(response: Response) -> Reply:
     from taor.testing.script import ToolCall
 
-    calls = tuple(ToolCall(name=c.name, arguments=c.raw_arguments or dict(c.arguments), id=c.id) for c in response.tool_calls)
+    calls = tuple(
+        ToolCall(name=c.name, arguments=c.raw_arguments or dict(c.arguments), id=c.id)
+        for c in response.tool_calls
+    )
     return Reply(
         text=response.text,
         thinking=response.reasoning or "",

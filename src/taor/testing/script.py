@@ -31,10 +31,8 @@ from taor.llm.events import (
 )
 from taor.llm.types import FinishKind, FinishReason, Usage
 
-_frozen = dataclass(frozen=True, kw_only=True, slots=True)
 
-
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolCall:
     name: str
     arguments: Mapping[str, Any] | str = field(default_factory=dict)
@@ -47,7 +45,7 @@ class ToolCall:
         return json.dumps(self.arguments, separators=(",", ":"))
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Reply:
     """One scripted model turn. ``chunk`` is how many characters each streamed delta carries.
     ``signature`` seals the thinking (as Anthropic does); ``usage`` defaults to an estimate."""
@@ -71,12 +69,16 @@ def text(content: str, **kwargs: Any) -> Reply:
     return Reply(text=content, **kwargs)
 
 
-def tool_calls(*calls: ToolCall | tuple[str, Mapping[str, Any]], text: str = "", **kwargs: Any) -> Reply:
-    built = tuple(c if isinstance(c, ToolCall) else ToolCall(name=c[0], arguments=c[1]) for c in calls)
+def tool_calls(
+    *calls: ToolCall | tuple[str, Mapping[str, Any]], text: str = "", **kwargs: Any
+) -> Reply:
+    built = tuple(
+        c if isinstance(c, ToolCall) else ToolCall(name=c[0], arguments=c[1]) for c in calls
+    )
     return Reply(text=text, tool_calls=built, **kwargs)
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class HttpError:
     """An HTTP error answered by the fake server in the provider's own body shape.
     ``error_type`` is the provider's error type (e.g. ``rate_limit_error``); when None, the
@@ -89,7 +91,9 @@ class HttpError:
     headers: Mapping[str, str] = field(default_factory=dict)
 
 
-def rate_limited(retry_after: float | str | None = 1, message: str = "Rate limit exceeded") -> HttpError:
+def rate_limited(
+    retry_after: float | str | None = 1, message: str = "Rate limit exceeded"
+) -> HttpError:
     value = None if retry_after is None else str(retry_after)
     return HttpError(status=429, message=message, retry_after=value)
 
@@ -106,7 +110,9 @@ def unauthorized(message: str = "invalid x-api-key") -> HttpError:
     return HttpError(status=401, message=message)
 
 
-def context_length(message: str = "prompt is too long: 250000 tokens > 200000 maximum") -> HttpError:
+def context_length(
+    message: str = "prompt is too long: 250000 tokens > 200000 maximum",
+) -> HttpError:
     return HttpError(status=400, message=message, error_type="context_length")
 
 
@@ -114,7 +120,7 @@ def quota_exhausted(message: str = "You exceeded your current quota") -> HttpErr
     return HttpError(status=429, message=message, error_type="insufficient_quota")
 
 
-@_frozen
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Fault:
     """A stream that goes wrong after ``after`` events of ``reply`` (0 = before the first byte)."""
 
@@ -138,7 +144,9 @@ def malformed(after: int = 1, reply: Reply | None = None) -> Fault:
     return Fault(what="malformed", after=after, reply=reply or Reply(text="broken"))
 
 
-def error_event(after: int = 1, error_type: str = "overloaded_error", message: str = "Overloaded") -> Fault:
+def error_event(
+    after: int = 1, error_type: str = "overloaded_error", message: str = "Overloaded"
+) -> Fault:
     return Fault(what="error_event", after=after, error_type=error_type, message=message)
 
 
@@ -154,7 +162,9 @@ def chunks(value: str, size: int) -> Iterator[str]:
 def estimate_usage(reply: Reply, input_chars: int = 0) -> Usage:
     if reply.usage is not None:
         return reply.usage
-    out = len(reply.text) + len(reply.thinking) + sum(len(c.raw_arguments) for c in reply.tool_calls)
+    out = (
+        len(reply.text) + len(reply.thinking) + sum(len(c.raw_arguments) for c in reply.tool_calls)
+    )
     return Usage(
         input_tokens=max(1, input_chars // 4),
         output_tokens=max(1, out // 4),
@@ -162,7 +172,9 @@ def estimate_usage(reply: Reply, input_chars: int = 0) -> Usage:
     )
 
 
-def reply_events(reply: Reply, *, call_ids: Iterator[str], input_chars: int = 0) -> Iterator[StreamEvent]:
+def reply_events(
+    reply: Reply, *, call_ids: Iterator[str], input_chars: int = 0
+) -> Iterator[StreamEvent]:
     """The taor stream events of a scripted reply, chunked as ``reply.chunk`` says."""
     yield StreamStart(id=reply.id, model=None)
     index = 0

@@ -11,10 +11,30 @@ from taor.llm.adapters._http import FragmentCache, classify, error_from_body, ma
         (401, "authentication_error", "invalid x-api-key", e.AuthenticationError),
         (403, "permission_error", "no access", e.PermissionDeniedError),
         (404, "not_found_error", "model: nope", e.ModelNotFoundError),
-        (400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum", e.ContextLengthError),
-        (400, "context_length_exceeded", "Your input exceeds the context window", e.ContextLengthError),
-        (400, "INVALID_ARGUMENT", "The input token count (1200000) exceeds the maximum", e.ContextLengthError),
-        (400, "invalid_request_error", "messages: text content blocks must be non-empty", e.InvalidRequestError),
+        (
+            400,
+            "invalid_request_error",
+            "prompt is too long: 250000 tokens > 200000 maximum",
+            e.ContextLengthError,
+        ),
+        (
+            400,
+            "context_length_exceeded",
+            "Your input exceeds the context window",
+            e.ContextLengthError,
+        ),
+        (
+            400,
+            "INVALID_ARGUMENT",
+            "The input token count (1200000) exceeds the maximum",
+            e.ContextLengthError,
+        ),
+        (
+            400,
+            "invalid_request_error",
+            "messages: text content blocks must be non-empty",
+            e.InvalidRequestError,
+        ),
         (429, "rate_limit_error", "Number of requests exceeded", e.RateLimitError),
         (429, "insufficient_quota", "You exceeded your current quota", e.QuotaExhaustedError),
         (429, "RESOURCE_EXHAUSTED", "Resource has been exhausted", e.RateLimitError),
@@ -52,7 +72,9 @@ def test_error_from_body_reads_shapes_and_retry_after() -> None:
 def test_map_exception_for_transport_errors() -> None:
     assert isinstance(map_exception("p", httpx2.ReadTimeout("slow")), e.IdleTimeoutError)
     assert isinstance(map_exception("p", httpx2.ConnectError("refused")), e.NetworkError)
-    assert isinstance(map_exception("p", httpx2.RemoteProtocolError("peer closed")), e.StreamInterruptedError)
+    assert isinstance(
+        map_exception("p", httpx2.RemoteProtocolError("peer closed")), e.StreamInterruptedError
+    )
     local_bug = map_exception("p", KeyError("x"))
     assert not local_bug.retryable
 

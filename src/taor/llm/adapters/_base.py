@@ -66,7 +66,9 @@ class HttpModel:
         """The request path (relative to the SDK's base URL), the JSON body, extra headers."""
         raise NotImplementedError
 
-    def _translate(self, events: AsyncIterator[SSEvent], request: Request) -> AsyncIterator[StreamEvent]:
+    def _translate(
+        self, events: AsyncIterator[SSEvent], request: Request
+    ) -> AsyncIterator[StreamEvent]:
         raise NotImplementedError
 
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
@@ -79,7 +81,9 @@ class HttpModel:
                 cast_to=httpx2.Response,
                 content=body,
                 stream=True,
-                options={"headers": {"content-type": "application/json", **self._headers, **headers}},
+                options={
+                    "headers": {"content-type": "application/json", **self._headers, **headers}
+                },
             )
         except Exception as exc:
             raise map_exception(self.provider, exc) from exc

@@ -106,7 +106,9 @@ def error_from_body(
     """Classify an error response body of any of the providers' shapes."""
     message, code = _message_and_code(body)
     retry_after = parse_retry_after((headers or {}).get("retry-after"))
-    return classify(provider, status=status, message=message, code=code, retry_after=retry_after, raw=body)
+    return classify(
+        provider, status=status, message=message, code=code, retry_after=retry_after, raw=body
+    )
 
 
 def _message_and_code(body: Any) -> tuple[str, str | None]:
