@@ -1,6 +1,6 @@
 """One measured client process of ``llm_overhead.py``.
 
-    python benchmarks/_driver.py <name> --n N --base-url URL [--import-only]
+    python benchmarks/_driver.py <name> --n N --base-url URL [--import-only] [--profile TOP]
 
 Runs one conversation of N ``echo`` tool turns plus the final answer against the fake server
 (``_fake_server.py``), streaming, and prints one JSON line. ``--import-only`` imports and
@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import importlib
 import json
+import sys
 import time
 
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
@@ -91,19 +92,32 @@ def build(name: str, base_url: str, n: int, echo: Echo):
     return getattr(importlib.import_module(module), "build_" + what)(base_url, n, echo)
 
 
+def profiled(go, top: int) -> str:
+    import cProfile
+    import pstats
+
+    profile = cProfile.Profile()
+    final = profile.runcall(asyncio.run, go())
+    stats = pstats.Stats(profile, stream=sys.stderr).strip_dirs()
+    for key in ("cumulative", "tottime"):
+        stats.sort_stats(key).print_stats(top)
+    return final
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("name")
     ap.add_argument("--n", type=int, default=50)
     ap.add_argument("--base-url", required=True)
     ap.add_argument("--import-only", action="store_true")
+    ap.add_argument("--profile", type=int, metavar="TOP", help="cProfile the loop, print TOP rows")
     a = ap.parse_args()
     echo = Echo()
     go = build(a.name, a.base_url.rstrip("/"), a.n, echo)
     rec: dict = {"driver": a.name, "n": a.n, "import_only": a.import_only}
     if not a.import_only:
         c0 = time.process_time()
-        final = asyncio.run(go())
+        final = profiled(go, a.profile) if a.profile else asyncio.run(go())
         expected = f"DONE turns={a.n} echo_ok={a.n}/{a.n}"
         rec.update(loop_cpu_s=round(time.process_time() - c0, 4), turns=echo.calls, final=final)
         rec["ok"] = echo.calls == a.n and final.strip() == expected
