@@ -129,7 +129,8 @@ def build_gemini(base_url: str, n: int, echo):
     from google import genai
     from google.genai import types
 
-    client = genai.Client(api_key="fake", http_options=types.HttpOptions(base_url=base_url))
+    options = types.HttpOptions(base_url=base_url, api_version="v1beta")
+    client = genai.Client(api_key="fake", http_options=options)
     declaration = types.FunctionDeclaration(
         name="echo", description=DESCRIPTION, parameters_json_schema=SCHEMA
     )

@@ -46,7 +46,11 @@ def available(adapter: str) -> bool:
 
 def start_server() -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
-        [PY, os.path.join(HERE, "_fake_server.py")], stdout=subprocess.PIPE, text=True, cwd=HERE
+        [PY, os.path.join(HERE, "_fake_server.py")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,  # connection resets of finished clients are logged there
+        text=True,
+        cwd=HERE,
     )
     url = proc.stdout.readline().strip()
     if not url.startswith("http"):
