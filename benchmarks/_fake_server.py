@@ -59,6 +59,7 @@ def available_wires() -> tuple:
 
 def main() -> None:
     fake_server.all_wires = available_wires  # tolerate a checkout where a wire is missing
+    fake_server._Handler.disable_nagle_algorithm = True  # no 40 ms delayed-ACK stalls
     server = FakeProviderServer()
     server.push(Conversation(server))
     print(server.url, flush=True)

@@ -59,7 +59,9 @@ def build_responses(base_url: str, n: int, echo):
             calls = [o for o in response.output if o.type == "function_call"]
             if not calls:
                 return response.output_text
-            items += response.output  # the docs' way: send the output items back as they are
+            # Back as plain dicts, dumped once: passing the pydantic items themselves (the
+            # docs' `input += response.output`) makes the SDK re-dump all of them every turn.
+            items += [o.model_dump(mode="json", exclude_unset=True) for o in response.output]
             items += [
                 {
                     "type": "function_call_output",

@@ -110,7 +110,12 @@ def measure(names: list[str], turns: list[int], reps: int, url: str, a) -> list[
     jobs = [(0, name) for _ in range(a.import_reps) for name in names]
     for rep in range(reps):
         rot = names[rep % len(names) :] + names[: rep % len(names)]  # vary the order
-        jobs += [(n, name) for n in turns for name in rot]
+        jobs += [
+            (n, name)
+            for n in turns
+            for name in rot
+            if n <= a.sdk_max_turns or not name.startswith("sdk-")
+        ]
     rows = []
     for i, (n, name) in enumerate(jobs, 1):
         rec = run_driver(name, n, url, a.timeout)
@@ -189,6 +194,13 @@ def main() -> None:
     ap.add_argument("--adapters", default=",".join(ADAPTERS), help="taor adapters to measure")
     ap.add_argument("--quick", action="store_true", help="smoke run: 50 turns, 1 rep")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds before a run is killed")
+    ap.add_argument(
+        "--sdk-max-turns",
+        type=int,
+        default=200,
+        help="run the bare-SDK loops only up to this length (the openai SDK's "
+        "Responses loop needs ~35 min of CPU at 800 turns)",
+    )
     ap.add_argument("--raw", help="append every measured process as a JSON line to this file")
     ap.add_argument("--skip-import-time", action="store_true")
     a = ap.parse_args()
