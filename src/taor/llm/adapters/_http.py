@@ -44,6 +44,7 @@ _TYPES: dict[str, type[e.ProviderError]] = {
     "server_error": e.ServerError,
     "internal": e.ServerError,
     "context_length_exceeded": e.ContextLengthError,
+    "exceed_context_size_error": e.ContextLengthError,  # llama.cpp server
     "invalid_request_error": e.InvalidRequestError,
     "invalid_argument": e.InvalidRequestError,
     "request_too_large": e.InvalidRequestError,
