@@ -210,7 +210,8 @@ class Usage:
     - ``input_tokens``: every prompt token, including those read from or written to the cache
       (Anthropic reports the uncached ones only; taor adds the cache counts back).
     - ``cache_read_tokens``: the part of ``input_tokens`` served from the prompt cache.
-    - ``cache_write_tokens``: the part of ``input_tokens`` written to the cache (Anthropic only).
+    - ``cache_write_tokens``: the part of ``input_tokens`` written to the cache (Anthropic, and
+      OpenAI models that bill cache writes).
     - ``output_tokens``: every generated token, reasoning included (Gemini reports thoughts
       apart; taor adds them in).
     - ``reasoning_tokens``: the part of ``output_tokens`` spent on reasoning.

@@ -10,6 +10,7 @@ from taor.llm.adapters._http import FragmentCache, classify, error_from_body, ma
     [
         (401, "authentication_error", "invalid x-api-key", e.AuthenticationError),
         (403, "permission_error", "no access", e.PermissionDeniedError),
+        (403, "invalid_request_error", "Project does not have access to model", e.PermissionDeniedError),
         (404, "not_found_error", "model: nope", e.ModelNotFoundError),
         (
             400,

@@ -4,6 +4,7 @@ types; taor's own request encoding (cached per message) and SSE parsing for spee
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
+from contextlib import aclosing
 from typing import Any, ClassVar
 
 import httpx2
@@ -87,8 +88,10 @@ class HttpModel:
             )
         except Exception as exc:
             raise map_exception(self.provider, exc) from exc
-        async for event in self._translate(read_sse(response, self.provider), request):
-            yield event
+        events = read_sse(response, self.provider)
+        async with aclosing(events):  # closes the response however the translation ends
+            async for event in self._translate(events, request):
+                yield event
 
     async def aclose(self) -> None:
         if self._client is not None:

@@ -63,6 +63,7 @@ _STATUS: dict[int, type[e.ProviderError]] = {
     429: e.RateLimitError,
     529: e.OverloadedError,
 }
+_SPECIFIC_STATUS = (e.AuthenticationError, e.PermissionDeniedError, e.ModelNotFoundError)
 
 
 def classify(
@@ -76,12 +77,11 @@ def classify(
 ) -> e.ProviderError:
     """One rule for every provider: the error type string first, then the status, then the
     message text refines it (context length, content filter, quota, overloaded)."""
-    cls = _TYPES.get((code or "").lower())
-    if cls is None or cls is e.InvalidRequestError or cls is e.RateLimitError:
-        by_status = _STATUS.get(status or 0)
-        if by_status is None and status is not None and status >= 500:
-            by_status = e.ServerError
-        cls = cls or by_status or e.ServerError
+    by_type = _TYPES.get((code or "").lower())
+    by_status = _STATUS.get(status or 0) or (e.ServerError if (status or 0) >= 500 else None)
+    cls = by_type or by_status or e.ServerError
+    if by_type is e.InvalidRequestError and by_status in _SPECIFIC_STATUS:
+        cls = by_status  # a generic type (OpenAI's 403s say invalid_request_error)
     text = f"{code or ''} {message}"
     if issubclass(cls, e.InvalidRequestError) and _CONTEXT.search(text):
         cls = e.ContextLengthError
