@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any, Generic, TypeVar
 
 import httpx2
@@ -163,7 +163,7 @@ def _safe_text(response: httpx2.Response) -> str:
         return ""
 
 
-async def read_sse(response: httpx2.Response, provider: str) -> AsyncIterator[SSEvent]:
+async def read_sse(response: httpx2.Response, provider: str) -> AsyncGenerator[SSEvent, None]:
     """The SSE events of a streaming response; transport failures become taor errors and the
     response is closed however the consumer stops."""
     decoder = SSEDecoder()
