@@ -10,7 +10,12 @@ from taor.llm.adapters._http import FragmentCache, classify, error_from_body, ma
     [
         (401, "authentication_error", "invalid x-api-key", e.AuthenticationError),
         (403, "permission_error", "no access", e.PermissionDeniedError),
-        (403, "invalid_request_error", "Project does not have access to model", e.PermissionDeniedError),
+        (
+            403,
+            "invalid_request_error",
+            "Project does not have access to model",
+            e.PermissionDeniedError,
+        ),
         (404, "not_found_error", "model: nope", e.ModelNotFoundError),
         (
             400,
@@ -43,6 +48,9 @@ from taor.llm.adapters._http import FragmentCache, classify, error_from_body, ma
         (503, "UNAVAILABLE", "The model is overloaded. Please try again later.", e.OverloadedError),
         (500, "api_error", "Internal server error", e.ServerError),
         (502, None, "bad gateway", e.ServerError),
+        (429, "api_error", "too many requests", e.RateLimitError),
+        (402, None, "Insufficient credits", e.QuotaExhaustedError),
+        (418, None, "I'm a teapot", e.InvalidRequestError),
         (None, "overloaded_error", "Overloaded", e.OverloadedError),
     ],
 )

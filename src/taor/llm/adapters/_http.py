@@ -54,6 +54,7 @@ _TYPES: dict[str, type[e.ProviderError]] = {
 _STATUS: dict[int, type[e.ProviderError]] = {
     400: e.InvalidRequestError,
     401: e.AuthenticationError,
+    402: e.QuotaExhaustedError,
     403: e.PermissionDeniedError,
     404: e.ModelNotFoundError,
     408: e.ServerError,
@@ -63,7 +64,13 @@ _STATUS: dict[int, type[e.ProviderError]] = {
     429: e.RateLimitError,
     529: e.OverloadedError,
 }
-_SPECIFIC_STATUS = (e.AuthenticationError, e.PermissionDeniedError, e.ModelNotFoundError)
+_GENERIC = (e.InvalidRequestError, e.ServerError)
+
+
+def _status_class(status: int | None) -> type[e.ProviderError] | None:
+    if status is None or status < 400:
+        return None
+    return _STATUS.get(status) or (e.ServerError if status >= 500 else e.InvalidRequestError)
 
 
 def classify(
@@ -78,10 +85,10 @@ def classify(
     """One rule for every provider: the error type string first, then the status, then the
     message text refines it (context length, content filter, quota, overloaded)."""
     by_type = _TYPES.get((code or "").lower())
-    by_status = _STATUS.get(status or 0) or (e.ServerError if (status or 0) >= 500 else None)
+    by_status = _status_class(status)
     cls = by_type or by_status or e.ServerError
-    if by_type is e.InvalidRequestError and by_status in _SPECIFIC_STATUS:
-        cls = by_status  # a generic type (OpenAI's 403s say invalid_request_error)
+    if by_type in _GENERIC and by_status is not None and by_status not in _GENERIC:
+        cls = by_status  # e.g. OpenAI's 403s say invalid_request_error, Ollama's 429s api_error
     text = f"{code or ''} {message}"
     if issubclass(cls, e.InvalidRequestError) and _CONTEXT.search(text):
         cls = e.ContextLengthError
