@@ -82,7 +82,7 @@ class FakeProviderServer:
     def start(self) -> FakeProviderServer:
         if self._thread is None:
             self._thread = threading.Thread(
-                target=self._httpd.serve_forever, name="fake-provider", daemon=True
+                target=self._httpd.serve_forever, args=(0.05,), name="fake-provider", daemon=True
             )
             self._thread.start()
         return self
