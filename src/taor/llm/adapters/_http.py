@@ -4,6 +4,7 @@ keeps each turn from re-serializing the whole history."""
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import AsyncGenerator, Callable, Mapping
@@ -184,6 +185,18 @@ async def read_sse(response: httpx2.Response, provider: str) -> AsyncGenerator[S
         raise map_exception(provider, exc) from exc
     finally:
         await response.aclose()
+
+
+def inline_image(data: bytes, provider: str, limit_mb: float) -> str:
+    """Base64 of an inline image, or a clear error when it exceeds the provider's limit."""
+    size = (len(data) + 2) // 3 * 4
+    if size > limit_mb * 2**20:
+        raise e.InvalidRequestError(
+            f"an inline image is {size / 2**20:.1f} MB base64-encoded; {provider} accepts at most "
+            f"{limit_mb:g} MB per image: resize or compress it (or send it by url)",
+            provider=provider,
+        )
+    return base64.b64encode(data).decode("ascii")
 
 
 def dumps(value: Any) -> str:

@@ -28,7 +28,6 @@ is a per-day quota is a ``QuotaExhaustedError``.
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 import uuid
@@ -40,7 +39,14 @@ import httpx2
 
 from taor import errors as e
 from taor.llm.adapters._base import HttpModel
-from taor.llm.adapters._http import FragmentCache, classify, dumps, map_exception, read_sse
+from taor.llm.adapters._http import (
+    FragmentCache,
+    classify,
+    dumps,
+    inline_image,
+    map_exception,
+    read_sse,
+)
 from taor.llm.catalog import ModelInfo
 from taor.llm.events import (
     Finish,
@@ -356,7 +362,7 @@ def _function_response(part: ToolResultPart, name: str) -> str:
 
 def _image(part: ImagePart) -> str:
     if part.data is not None:
-        data = base64.b64encode(part.data).decode()
+        data = inline_image(part.data, "gemini", 20)
         return dumps({"inlineData": {"mimeType": part.media_type, "data": data}})
     return dumps({"fileData": {"mimeType": part.media_type, "fileUri": part.url}})
 

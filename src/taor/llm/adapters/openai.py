@@ -22,7 +22,6 @@ give usage and the finish reason; ``error`` events and ``response.failed`` raise
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import re
@@ -31,7 +30,7 @@ from typing import Any, ClassVar
 
 from taor import errors as e
 from taor.llm.adapters._base import HttpModel
-from taor.llm.adapters._http import FragmentCache, dumps, error_from_body
+from taor.llm.adapters._http import FragmentCache, dumps, error_from_body, inline_image
 from taor.llm.catalog import ModelInfo
 from taor.llm.events import (
     Finish,
@@ -246,7 +245,7 @@ def _content(part: TextPart | ImagePart) -> dict[str, Any]:
 def _image_url(part: ImagePart) -> str:
     if part.url is not None:
         return part.url
-    return f"data:{part.media_type};base64,{base64.b64encode(part.data or b'').decode()}"
+    return f"data:{part.media_type};base64,{inline_image(part.data or b'', _P, 20)}"
 
 
 def _result_item(part: ToolResultPart) -> str:

@@ -27,7 +27,6 @@ missing (the position in the list is used) or reused for a new call, ``reasoning
 
 from __future__ import annotations
 
-import base64
 import json
 import uuid
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
@@ -40,7 +39,7 @@ from taor.errors import (
     StreamInterruptedError,
 )
 from taor.llm.adapters._base import HttpModel
-from taor.llm.adapters._http import FragmentCache, dumps, error_from_body
+from taor.llm.adapters._http import FragmentCache, dumps, error_from_body, inline_image
 from taor.llm.events import (
     Finish,
     StateDelta,
@@ -244,7 +243,7 @@ def _user_content(parts: Sequence[Part]) -> str | list[dict[str, Any]]:
 def _image(part: ImagePart) -> dict[str, Any]:
     url = part.url
     if url is None:
-        url = f"data:{part.media_type};base64,{base64.b64encode(part.data or b'').decode()}"
+        url = f"data:{part.media_type};base64,{inline_image(part.data or b'', PROVIDER, 20)}"
     return {"type": "image_url", "image_url": {"url": url}}
 
 
