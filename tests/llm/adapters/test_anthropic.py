@@ -174,9 +174,9 @@ async def test_thinking_round_trips_verbatim(
         role="assistant", parts=(*first.message.parts[:1], redacted, *first.message.parts[1:])
     )
     results = Message.tool_results(tool_result(first.tool_calls[0].id, "a.py"))
-    body = await body_of(
-        model, fake_server, ask(Message.user("hi"), assistant, results, tools=(SHELL,))
-    )
+    request = ask(Message.user("hi"), assistant, results, tools=(SHELL,), reasoning_effort="low")
+    body = await body_of(model, fake_server, request)
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
     blocks = body["messages"][1]["content"]
     assert blocks[0] == {
         "type": "thinking",
@@ -623,9 +623,9 @@ async def test_history_from_another_provider_drops_its_opaque_data(
         provider_state={"openai": {"response_id": "resp_1"}},
     )
     results = Message.tool_results(tool_result("fc_1", "a.py"))
-    body = await body_of(
-        model, fake_server, ask(Message.user("hi"), assistant, results, tools=(SHELL,))
-    )
+    request = ask(Message.user("hi"), assistant, results, tools=(SHELL,), reasoning_effort="high")
+    body = await body_of(model, fake_server, request)
+    assert "thinking" not in body  # mid-loop without a thinking block: Anthropic would reject it
     raw = fake_server.requests[-1].body
     for secret in (b"gAAAA", b"rs_1", b"R0VN", b"resp_1", b"openai reasoning", b"unsigned"):
         assert secret not in raw

@@ -12,7 +12,9 @@ Reasoning effort follows the catalog: ``thinking="budget"`` models get ``thinkin
 from ``BUDGETS`` (kept below ``max_tokens``, at least 1024), ``thinking="effort"`` models get
 adaptive thinking with ``output_config.effort``, models that do not reason get nothing. With
 thinking on, ``temperature`` is not sent and a forced tool choice becomes ``auto`` (Anthropic
-rejects both). ``max_tokens`` defaults to the catalog's ``max_output``.
+rejects both). Thinking stays off in the middle of a tool-use loop whose assistant turn has no
+thinking block (history from another provider): Anthropic rejects turning it on mid-turn.
+``max_tokens`` defaults to the catalog's ``max_output``.
 
 Prompt caching (on unless ``provider_options={"anthropic": {"auto_cache": False}}``): at most
 four ``cache_control`` breakpoints: (1) the last tool definition, (2) the last system block,
@@ -68,6 +70,7 @@ from taor.llm.types import (
 BUDGETS: dict[str, int] = {"low": 2048, "medium": 8192, "high": 24576, "xhigh": 32000}
 MAX_IMAGE_BASE64 = 5 * 1024 * 1024
 _CACHE_CONTROL = ',"cache_control":{"type":"ephemeral"}}'
+_THINKING_BLOCKS = ('{"type":"thinking"', '{"type":"redacted_thinking"')
 _OWN_OPTIONS = ("auto_cache", "beta_headers")
 _MERGED_OPTIONS = ("output_config", "metadata")
 _FINISH: dict[str, FinishKind] = {
@@ -81,7 +84,7 @@ _FINISH: dict[str, FinishKind] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class _Encoded:
     """One message as JSON block fragments; ``results`` are its tool_result blocks."""
 
@@ -113,8 +116,8 @@ class AnthropicModel(HttpModel):
         options = dict(request.provider_options.get("anthropic", {}))
         auto_cache, beta = options.get("auto_cache", True), options.get("beta_headers")
         model = request.model or self._model_id
-        head = _head(request, model, self.info(model), options)
         system, turns = self._turns(request.system, request.messages)
+        head = _head(request, model, self.info(model), options, _may_think(turns))
         tools = [self._tools.get(tool, _tool) for tool in request.tools]
         self._messages.rotate()
         self._tools.rotate()
@@ -161,11 +164,14 @@ class AnthropicModel(HttpModel):
 # -- request ----------------------------------------------------------------------------------
 
 
-def _head(request: Request, model: str, info: ModelInfo, options: dict[str, Any]) -> dict[str, Any]:
+def _head(
+    request: Request, model: str, info: ModelInfo, options: dict[str, Any], may_think: bool
+) -> dict[str, Any]:
     """Every body field but system, tools and messages, provider options merged in."""
     max_tokens = request.max_tokens or info.max_output
     head: dict[str, Any] = {"model": model, "max_tokens": max_tokens, "stream": True}
-    head.update(_thinking(request.reasoning_effort, info, max_tokens))
+    if may_think:
+        head.update(_thinking(request.reasoning_effort, info, max_tokens))
     if request.temperature is not None:
         head["temperature"] = request.temperature
     if request.stop:
@@ -198,6 +204,15 @@ def _thinking(effort: ReasoningEffort | None, info: ModelInfo, max_tokens: int) 
     return {"thinking": {"type": "enabled", "budget_tokens": budget}}
 
 
+def _may_think(turns: list[tuple[str, list[str]]]) -> bool:
+    """False in the middle of a tool-use loop whose assistant turn has no thinking block (it
+    came from another provider, or thinking was off): Anthropic rejects switching it on there."""
+    if len(turns) < 2 or turns[-2][0] != "assistant":
+        return True
+    in_loop = turns[-1][1][0].startswith('{"type":"tool_result"')
+    return not in_loop or turns[-2][1][0].startswith(_THINKING_BLOCKS)
+
+
 def _tool_choice(choice: ToolChoice) -> dict[str, Any]:
     if choice.mode == "named":
         return {"type": "tool", "name": choice.name}
@@ -221,9 +236,7 @@ def _mark_breakpoints(
     last = len(turns) - 1
     previous = next((i for i in range(last - 1, -1, -1) if turns[i][0] == "user"), None)
     for i in (last, previous):
-        if i is not None and not turns[i][1][-1].startswith(
-            ('{"type":"thinking"', '{"type":"redacted')
-        ):
+        if i is not None and not turns[i][1][-1].startswith(_THINKING_BLOCKS):
             turns[i][1][-1] = turns[i][1][-1][:-1] + _CACHE_CONTROL
 
 
@@ -256,7 +269,7 @@ def _encode_message(message: Message) -> _Encoded:
             for p in message.parts
             if isinstance(p, TextPart) and p.text
         )
-        return _Encoded("system", (), tuple(texts))
+        return _Encoded(role="system", results=(), blocks=tuple(texts))
     role = "assistant" if message.role == "assistant" else "user"
     results: list[str] = []
     blocks: list[str] = []
@@ -266,7 +279,7 @@ def _encode_message(message: Message) -> _Encoded:
                 results.append(_tool_result(part))
         elif (block := _block(part, role)) is not None:
             blocks.append(block)
-    return _Encoded(role, tuple(results), tuple(blocks))
+    return _Encoded(role=role, results=tuple(results), blocks=tuple(blocks))
 
 
 def _block(part: Part, role: str) -> str | None:
