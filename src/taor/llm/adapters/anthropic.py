@@ -28,15 +28,14 @@ and ``beta_headers`` (a list, sent comma-joined as the ``anthropic-beta`` header
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, assert_never
 
-from taor.errors import InvalidRequestError, StreamInterruptedError
+from taor.errors import StreamInterruptedError
 from taor.llm.adapters._base import HttpModel
-from taor.llm.adapters._http import FragmentCache, dumps, error_from_body
+from taor.llm.adapters._http import FragmentCache, dumps, error_from_body, inline_image
 from taor.llm.catalog import ModelInfo
 from taor.llm.events import (
     Finish,
@@ -68,7 +67,7 @@ from taor.llm.types import (
 )
 
 BUDGETS: dict[str, int] = {"low": 2048, "medium": 8192, "high": 24576, "xhigh": 32000}
-MAX_IMAGE_BASE64 = 5 * 1024 * 1024
+MAX_IMAGE_MB = 5  # per image, measured base64-encoded
 _CACHE_CONTROL = ',"cache_control":{"type":"ephemeral"}}'
 _THINKING_BLOCKS = ('{"type":"thinking"', '{"type":"redacted_thinking"')
 _OWN_OPTIONS = ("auto_cache", "beta_headers")
@@ -329,14 +328,7 @@ def _tool_result(part: ToolResultPart) -> str:
 def _image(part: ImagePart) -> dict[str, Any]:
     if part.data is None:
         return {"type": "image", "source": {"type": "url", "url": part.url}}
-    size = (len(part.data) + 2) // 3 * 4
-    if size > MAX_IMAGE_BASE64:
-        raise InvalidRequestError(
-            f"an inline image is {size / 2**20:.1f} MB base64-encoded; Anthropic accepts at most "
-            "5 MB per image: resize or compress it (or send it by url)",
-            provider="anthropic",
-        )
-    data = base64.b64encode(part.data).decode("ascii")
+    data = inline_image(part.data, "anthropic", MAX_IMAGE_MB)
     return {
         "type": "image",
         "source": {"type": "base64", "media_type": part.media_type, "data": data},
