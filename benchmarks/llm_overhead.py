@@ -134,20 +134,26 @@ def measure(names: list[str], turns: list[int], reps: int, url: str, a) -> list[
     return rows
 
 
-def per_turn_ms(rows: list[dict]) -> dict[tuple[str, int], float]:
-    """(driver, N) -> (median total CPU - median import-only CPU) / N, in ms."""
-    groups: dict[tuple[str, int], list[float]] = {}
+def per_turn_ms(rows: list[dict]) -> tuple[dict, dict]:
+    """(driver, N) -> ms per turn: (median total CPU - median import-only CPU) / N from wait4,
+    and the in-process loop CPU (``time.process_time`` around the conversation) / N."""
+    total: dict[tuple[str, int], list[float]] = {}
+    loop: dict[tuple[str, int], list[float]] = {}
     for r in rows:
         if r["ok"]:
-            groups.setdefault((r["driver"], r["n"]), []).append(r["cpu_s"])
-    med = {key: statistics.median(v) for key, v in groups.items()}
-    return {
+            total.setdefault((r["driver"], r["n"]), []).append(r["cpu_s"])
+            if r["n"]:
+                loop.setdefault((r["driver"], r["n"]), []).append(r["loop_cpu_s"])
+    med = {key: statistics.median(v) for key, v in total.items()}
+    per = {
         (d, n): (cpu - med[(d, 0)]) / n * 1000 for (d, n), cpu in med.items() if n and (d, 0) in med
     }
+    return per, {(d, n): statistics.median(v) / n * 1000 for (d, n), v in loop.items()}
 
 
-def report(adapters: list[str], turns: list[int], per: dict, import_ms: float | None) -> None:
-    print("\nclient CPU per turn, ms (median total - median import-only) / N")
+def table(title: str, adapters: list[str], turns: list[int], per: dict) -> list[str]:
+    """Print one table; return the RESULT lines it yields."""
+    print(f"\n{title}")
     print(
         f"{'adapter':<15}{'N':>5}{'taor':>9}{'sdk':>9}{'httpx':>9}{'taor/httpx':>12}"
         f"{'taor/sdk':>10}  baselines"
@@ -162,16 +168,34 @@ def report(adapters: list[str], turns: list[int], per: dict, import_ms: float | 
             )
             vs_h = t / h if t is not None and h else None
             vs_s = t / s if t is not None and s else None
-            cells = [f"{x:9.2f}" if x is not None else f"{'-':>9}" for x in (t, s, h)]
+            cells = "".join(_fmt(x, 9) for x in (t, s, h))
             print(
-                f"{adapter:<15}{n:>5}{''.join(cells)}{_fmt(vs_h, 12)}{_fmt(vs_s, 10)}  "
+                f"{adapter:<15}{n:>5}{cells}{_fmt(vs_h, 12)}{_fmt(vs_s, 10)}  "
                 f"sdk-{protocol}, httpx-{protocol}"
             )
             if vs_h is not None:
-                key = adapter.replace("-", "_")
-                results.append(f"RESULT {key}_vs_httpx_{n}={vs_h:.2f} target=2.0")
+                results.append(
+                    f"RESULT {adapter.replace('-', '_')}_vs_httpx_{n}={vs_h:.2f} target=2.0"
+                )
+    return results
+
+
+def report(adapters: list[str], turns: list[int], rows: list[dict], import_ms: float | None):
+    per, loop = per_turn_ms(rows)
+    results = table(
+        "client CPU per turn, ms: (median total - median import-only) / N, wait4",
+        adapters,
+        turns,
+        per,
+    )
+    table(
+        "cross-check: in-process loop CPU per turn, ms (no start-up, no exit)",
+        adapters,
+        turns,
+        loop,
+    )
     print(
-        "ratios: taor over the raw httpx2 + json loop of the same protocol "
+        "\nratios: taor over the raw httpx2 + json loop of the same protocol "
         "(every protocol has its own raw loop)\n"
     )
     for line in results:
@@ -190,7 +214,7 @@ def main() -> None:
     )
     ap.add_argument("--turns", default="200,800", help="conversation lengths, comma-separated")
     ap.add_argument("--reps", type=int, default=3, help="repetitions of each measured run")
-    ap.add_argument("--import-reps", type=int, default=3, help="import-only runs per driver")
+    ap.add_argument("--import-reps", type=int, default=5, help="import-only runs per driver")
     ap.add_argument("--adapters", default=",".join(ADAPTERS), help="taor adapters to measure")
     ap.add_argument("--quick", action="store_true", help="smoke run: 50 turns, 1 rep")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds before a run is killed")
@@ -199,9 +223,10 @@ def main() -> None:
         type=int,
         default=200,
         help="run the bare-SDK loops only up to this length (the openai SDK's "
-        "Responses loop needs ~35 min of CPU at 800 turns)",
+        "Responses loop needs ~30 min of CPU at 800 turns)",
     )
     ap.add_argument("--raw", help="append every measured process as a JSON line to this file")
+    ap.add_argument("--from-raw", help="only report, from the rows of an earlier --raw file")
     ap.add_argument("--skip-import-time", action="store_true")
     a = ap.parse_args()
     if a.quick:
@@ -215,8 +240,12 @@ def main() -> None:
             adapters.append(adapter)
         else:
             print(f"[skip] taor adapter {adapter!r} is not there yet", flush=True)
-    names = drivers_for(adapters)
     import_ms = None if a.skip_import_time else import_overhead_ms()
+    if a.from_raw:
+        with open(a.from_raw) as f:
+            report(adapters, turns, [json.loads(line) for line in f], import_ms)
+        return
+    names = drivers_for(adapters)
     server, url = start_server()
     print(f"[server] pid={server.pid} {url}; drivers: {', '.join(names)}", flush=True)
     try:
@@ -224,7 +253,7 @@ def main() -> None:
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(10)
-    report(adapters, turns, per_turn_ms(rows), import_ms)
+    report(adapters, turns, rows, import_ms)
 
 
 if __name__ == "__main__":
