@@ -85,11 +85,13 @@ _FINISH: dict[str, FinishKind] = {
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class _Encoded:
-    """One message as JSON block fragments; ``results`` are its tool_result blocks."""
+    """One message as JSON fragments: its blocks (the first ``results`` are tool results) and
+    the whole message, as sent when it is a turn of its own without a breakpoint."""
 
     role: str
-    results: tuple[str, ...]
     blocks: tuple[str, ...]
+    results: int = 0
+    json: str = ""
 
 
 class AnthropicModel(HttpModel):
@@ -120,28 +122,28 @@ class AnthropicModel(HttpModel):
         tools = [self._tools.get(tool, _tool) for tool in request.tools]
         self._messages.rotate()
         self._tools.rotate()
-        if auto_cache:
-            _mark_breakpoints(tools, system, turns)
-        body = _join(head, system, tools, turns)
+        for blocks in (tools, system) if auto_cache else ():
+            if blocks:
+                blocks[-1] = blocks[-1][:-1] + _CACHE_CONTROL
+        body = _join(head, system, tools, _messages(turns, cache=bool(auto_cache)))
         headers = {"anthropic-beta": ",".join(beta)} if beta else {}
         return "/v1/messages", body.encode(), headers
 
     def _turns(
         self, system_prompt: str, messages: Sequence[Message]
-    ) -> tuple[list[str], list[tuple[str, list[str]]]]:
-        """System blocks, and the strictly alternating turns as (role, block fragments)."""
+    ) -> tuple[list[str], list[list[_Encoded]]]:
+        """System blocks, and the strictly alternating turns (the messages each one merges)."""
         system = [dumps({"type": "text", "text": system_prompt})] if system_prompt else []
-        turns: list[tuple[str, list[str], list[str]]] = []
+        turns: list[list[_Encoded]] = []
         for message in messages:
             encoded = self._messages.get(message, _encode_message)
             if encoded.role == "system":
                 system.extend(encoded.blocks)
-            elif turns and turns[-1][0] == encoded.role:
-                turns[-1][1].extend(encoded.results)
-                turns[-1][2].extend(encoded.blocks)
-            elif encoded.results or encoded.blocks:
-                turns.append((encoded.role, list(encoded.results), list(encoded.blocks)))
-        return system, [(role, results + blocks) for role, results, blocks in turns]
+            elif turns and turns[-1][0].role == encoded.role:
+                turns[-1].append(encoded)
+            elif encoded.blocks:
+                turns.append([encoded])
+        return system, turns
 
     async def _translate(
         self, events: AsyncIterator[SSEvent], request: Request
@@ -203,13 +205,13 @@ def _thinking(effort: ReasoningEffort | None, info: ModelInfo, max_tokens: int) 
     return {"thinking": {"type": "enabled", "budget_tokens": budget}}
 
 
-def _may_think(turns: list[tuple[str, list[str]]]) -> bool:
+def _may_think(turns: list[list[_Encoded]]) -> bool:
     """False in the middle of a tool-use loop whose assistant turn has no thinking block (it
     came from another provider, or thinking was off): Anthropic rejects switching it on there."""
-    if len(turns) < 2 or turns[-2][0] != "assistant":
+    if len(turns) < 2 or turns[-2][0].role != "assistant":
         return True
-    in_loop = turns[-1][1][0].startswith('{"type":"tool_result"')
-    return not in_loop or turns[-2][1][0].startswith(_THINKING_BLOCKS)
+    in_loop = _blocks(turns[-1])[0].startswith('{"type":"tool_result"')
+    return not in_loop or _blocks(turns[-2])[0].startswith(_THINKING_BLOCKS)
 
 
 def _tool_choice(choice: ToolChoice) -> dict[str, Any]:
@@ -223,25 +225,33 @@ def _tool(tool: ToolDefinition) -> str:
     return dumps({"name": tool.name, "description": tool.description, "input_schema": schema})
 
 
-def _mark_breakpoints(
-    tools: list[str], system: list[str], turns: list[tuple[str, list[str]]]
-) -> None:
-    """Put cache_control on at most four blocks (see the module docstring)."""
-    for blocks in (tools, system):
-        if blocks:
-            blocks[-1] = blocks[-1][:-1] + _CACHE_CONTROL
-    if not turns:
-        return
+def _messages(turns: list[list[_Encoded]], *, cache: bool) -> list[str]:
+    """Each turn as JSON; with ``cache``, the rolling breakpoints (see the module docstring)
+    on the newest turn and on the user turn before it."""
+    out = [t[0].json if len(t) == 1 else _message_json(t[0].role, _blocks(t)) for t in turns]
     last = len(turns) - 1
-    previous = next((i for i in range(last - 1, -1, -1) if turns[i][0] == "user"), None)
-    for i in (last, previous):
-        if i is not None and not turns[i][1][-1].startswith(_THINKING_BLOCKS):
-            turns[i][1][-1] = turns[i][1][-1][:-1] + _CACHE_CONTROL
+    previous = next((i for i in range(last - 1, -1, -1) if turns[i][0].role == "user"), -1)
+    for i in (last, previous) if cache else ():
+        blocks = _blocks(turns[i]) if i >= 0 else None
+        if blocks and not blocks[-1].startswith(_THINKING_BLOCKS):
+            blocks[-1] = blocks[-1][:-1] + _CACHE_CONTROL
+            out[i] = _message_json(turns[i][0].role, blocks)
+    return out
 
 
-def _join(
-    head: dict[str, Any], system: list[str], tools: list[str], turns: list[tuple[str, list[str]]]
-) -> str:
+def _blocks(turn: list[_Encoded]) -> list[str]:
+    """A turn's blocks: the tool results of all its messages first, then the rest."""
+    if len(turn) == 1:
+        return list(turn[0].blocks)
+    results = [b for e in turn for b in e.blocks[: e.results]]
+    return results + [b for e in turn for b in e.blocks[e.results :]]
+
+
+def _message_json(role: str, blocks: Sequence[str]) -> str:
+    return f'{{"role":"{role}","content":[{",".join(blocks)}]}}'
+
+
+def _join(head: dict[str, Any], system: list[str], tools: list[str], messages: list[str]) -> str:
     """The body: the head fields, then system, tools and the messages (options win)."""
     parts = [
         dumps({k: v for k, v in head.items() if k not in ("system", "tools", "messages")})[:-1]
@@ -249,9 +259,7 @@ def _join(
     encoded = {
         "system": "[" + ",".join(system) + "]" if system else None,
         "tools": "[" + ",".join(tools) + "]" if tools else None,
-        "messages": "["
-        + ",".join(f'{{"role":"{role}","content":[{",".join(blocks)}]}}' for role, blocks in turns)
-        + "]",
+        "messages": "[" + ",".join(messages) + "]",
     }
     for key, value in encoded.items():
         value = dumps(head[key]) if key in head else value
@@ -268,7 +276,7 @@ def _encode_message(message: Message) -> _Encoded:
             for p in message.parts
             if isinstance(p, TextPart) and p.text
         )
-        return _Encoded(role="system", results=(), blocks=tuple(texts))
+        return _Encoded(role="system", blocks=tuple(texts))
     role = "assistant" if message.role == "assistant" else "user"
     results: list[str] = []
     blocks: list[str] = []
@@ -278,7 +286,10 @@ def _encode_message(message: Message) -> _Encoded:
                 results.append(_tool_result(part))
         elif (block := _block(part, role)) is not None:
             blocks.append(block)
-    return _Encoded(role=role, results=tuple(results), blocks=tuple(blocks))
+    everything = (*results, *blocks)
+    return _Encoded(
+        role=role, blocks=everything, results=len(results), json=_message_json(role, everything)
+    )
 
 
 def _block(part: Part, role: str) -> str | None:
