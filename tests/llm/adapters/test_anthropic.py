@@ -147,6 +147,7 @@ async def test_tool_results_go_back_first_with_following_user_text_merged(
         "data": "iVBORyBmYWtl",
     }
     assert turn[2]["text"] == "also check b"
+    assert "cache_control" in turn[2]  # the rolling breakpoint sits on the merged turn's end
     assert fake_server.requests[-1].tool_results == ("contents of a", "exit 1")
     assert body["messages"][1]["content"][0]["input"] == {"path": "a"}
 
@@ -397,7 +398,7 @@ async def test_oversized_inline_image_is_refused_before_sending(
 async def test_body_shape_system_tools_and_defaults(
     model: AnthropicModel, fake_server: FakeProviderServer
 ) -> None:
-    history = (Message.system("Also: be brief."), Message.user("hi"))
+    history = (Message.system("Also: be brief."), Message.user("hi"), Message.user("there"))
     body = await body_of(
         model,
         fake_server,
@@ -419,7 +420,8 @@ async def test_body_shape_system_tools_and_defaults(
     assert (body["temperature"], body["stop_sequences"]) == (0.2, ["END"])
     assert body["metadata"] == {"user_id": "u-1"}
     assert "thinking" not in body
-    assert [m["role"] for m in body["messages"]] == ["user"]
+    assert [m["role"] for m in body["messages"]] == ["user"]  # consecutive users merged
+    assert [b["text"] for b in body["messages"][0]["content"]] == ["hi", "there"]
 
 
 @pytest.mark.parametrize(
