@@ -50,6 +50,13 @@ from taor.llm.adapters._http import FragmentCache, classify, error_from_body, ma
         (502, None, "bad gateway", e.ServerError),
         (429, "api_error", "too many requests", e.RateLimitError),
         (402, None, "Insufficient credits", e.QuotaExhaustedError),
+        (
+            400,
+            "invalid_request_error",
+            "Your credit balance is too low to access the API",
+            e.QuotaExhaustedError,
+        ),
+        (504, "timeout_error", "Gateway timeout", e.ServerError),
         (418, None, "I'm a teapot", e.InvalidRequestError),
         (None, "overloaded_error", "Overloaded", e.OverloadedError),
     ],

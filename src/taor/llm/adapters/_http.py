@@ -39,11 +39,13 @@ _TYPES: dict[str, type[e.ProviderError]] = {
     "rate_limit_exceeded": e.RateLimitError,
     "resource_exhausted": e.RateLimitError,
     "insufficient_quota": e.QuotaExhaustedError,
+    "billing_error": e.QuotaExhaustedError,
     "overloaded_error": e.OverloadedError,
     "unavailable": e.OverloadedError,
     "api_error": e.ServerError,
     "server_error": e.ServerError,
     "internal": e.ServerError,
+    "timeout_error": e.ServerError,
     "context_length_exceeded": e.ContextLengthError,
     "exceed_context_size_error": e.ContextLengthError,  # llama.cpp server
     "invalid_request_error": e.InvalidRequestError,
@@ -95,7 +97,7 @@ def classify(
         cls = e.ContextLengthError
     elif issubclass(cls, e.InvalidRequestError) and _FILTER.search(text):
         cls = e.ContentFilteredError
-    elif cls is e.RateLimitError and _QUOTA.search(text):
+    elif cls in (e.RateLimitError, e.InvalidRequestError) and _QUOTA.search(text):
         cls = e.QuotaExhaustedError
     elif cls is e.ServerError and _OVERLOADED.search(text):
         cls = e.OverloadedError
