@@ -11,28 +11,19 @@ from typing import Any
 
 from taor.llm.events import StreamEvent
 from taor.llm.types import Request, Response
-from taor.testing.script import Reply, reply_events
+from taor.testing.script import Reply, ToolCall, reply_events
 
 
 class ScriptExhaustedError(AssertionError):
     """The code under test made more model calls than the script has steps."""
 
 
-class ScriptedModel:
-    """Answers each call with the next step of its script and records every request.
-
-    Steps: ``Reply`` objects, ``ProviderError`` instances (raised), or callables taking the
-    ``Request`` and returning either. ``assert_done()`` checks every step was used."""
+class _TestModel:
+    """What both doubles share: identity, the recorded requests, call ids and the sleep."""
 
     def __init__(
-        self,
-        steps: Iterable[Any] = (),
-        *,
-        provider: str = "scripted",
-        model_id: str = "scripted-model",
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        self, provider: str, model_id: str, sleep: Callable[[float], Awaitable[None]]
     ) -> None:
-        self._steps: deque[Any] = deque(steps)
         self._provider = provider
         self._model_id = model_id
         self._sleep = sleep
@@ -46,6 +37,43 @@ class ScriptedModel:
     @property
     def model_id(self) -> str:
         return self._model_id
+
+    async def _play(self, step: Any, request: Request) -> AsyncIterator[StreamEvent]:
+        step = await _resolve(step, request)
+        if isinstance(step, BaseException):
+            raise step
+        if isinstance(step, Response):
+            step = _reply_of(step)
+        if not isinstance(step, Reply):
+            raise TypeError(
+                f"a scripted step must be a Reply, a Response or an exception, not {step!r}"
+            )
+        if step.delay:
+            await self._sleep(step.delay)
+        chars = len(request.system) + sum(len(m.text) for m in request.messages)
+        for event in reply_events(step, call_ids=self._ids, input_chars=chars):
+            yield event
+
+    async def aclose(self) -> None:
+        return None
+
+
+class ScriptedModel(_TestModel):
+    """Answers each call with the next step of its script and records every request.
+
+    Steps: ``Reply`` objects, ``ProviderError`` instances (raised), or callables taking the
+    ``Request`` and returning either. ``assert_done()`` checks every step was used."""
+
+    def __init__(
+        self,
+        steps: Iterable[Any] = (),
+        *,
+        provider: str = "scripted",
+        model_id: str = "scripted-model",
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        super().__init__(provider, model_id, sleep)
+        self._steps: deque[Any] = deque(steps)
 
     def push(self, *steps: Any) -> None:
         self._steps.extend(steps)
@@ -66,15 +94,11 @@ class ScriptedModel:
             raise ScriptExhaustedError(
                 f"no scripted step left for model call #{len(self.requests)}"
             )
-        step = await _resolve(self._steps.popleft(), request)
-        async for event in _play(step, request, self._ids, self._sleep):
+        async for event in self._play(self._steps.popleft(), request):
             yield event
 
-    async def aclose(self) -> None:
-        return None
 
-
-class FunctionModel:
+class FunctionModel(_TestModel):
     """Computes each response from the request: ``fn(request)`` returns a ``Reply`` (or a
     ``Response``, or raises), and may be async."""
 
@@ -86,29 +110,13 @@ class FunctionModel:
         model_id: str = "function-model",
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
+        super().__init__(provider, model_id, sleep)
         self._fn = fn
-        self._provider = provider
-        self._model_id = model_id
-        self._sleep = sleep
-        self._ids = (f"call_{n}" for n in itertools.count(1))
-        self.requests: list[Request] = []
-
-    @property
-    def provider(self) -> str:
-        return self._provider
-
-    @property
-    def model_id(self) -> str:
-        return self._model_id
 
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         self.requests.append(request)
-        step = await _resolve(self._fn, request)
-        async for event in _play(step, request, self._ids, self._sleep):
+        async for event in self._play(self._fn, request):
             yield event
-
-    async def aclose(self) -> None:
-        return None
 
 
 async def _resolve(step: Any, request: Request) -> Any:
@@ -119,27 +127,7 @@ async def _resolve(step: Any, request: Request) -> Any:
     return step
 
 
-async def _play(
-    step: Any, request: Request, ids: Any, sleep: Callable[[float], Awaitable[None]]
-) -> AsyncIterator[StreamEvent]:
-    if isinstance(step, BaseException):
-        raise step
-    if isinstance(step, Response):
-        step = _reply_of(step)
-    if not isinstance(step, Reply):
-        raise TypeError(
-            f"a scripted step must be a Reply, a Response or an exception, not {step!r}"
-        )
-    if step.delay:
-        await sleep(step.delay)
-    chars = len(request.system) + sum(len(m.text) for m in request.messages)
-    for event in reply_events(step, call_ids=ids, input_chars=chars):
-        yield event
-
-
 def _reply_of(response: Response) -> Reply:
-    from taor.testing.script import ToolCall
-
     calls = tuple(
         ToolCall(name=c.name, arguments=c.raw_arguments or dict(c.arguments), id=c.id)
         for c in response.tool_calls
