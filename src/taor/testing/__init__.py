@@ -2,6 +2,7 @@
 model; ``FakeProviderServer`` stands in for the providers themselves, on 127.0.0.1, so the real
 SDKs can be tested; cassettes record a real session once and replay it."""
 
+from taor.testing.cassette import RecordingTransport, ReplayTransport
 from taor.testing.fake_server import FakeProviderServer, RecordedRequest
 from taor.testing.models import FunctionModel, ScriptedModel, ScriptExhaustedError
 from taor.testing.script import (
@@ -29,6 +30,8 @@ __all__ = [
     "FunctionModel",
     "HttpError",
     "RecordedRequest",
+    "RecordingTransport",
+    "ReplayTransport",
     "Reply",
     "ScriptExhaustedError",
     "ScriptedModel",
