@@ -118,9 +118,13 @@ async def test_stream_retried_while_nothing_delivered(no_sleep) -> None:
 async def test_stream_not_retried_after_content(no_sleep) -> None:
     open_stream, opened = _stream_factory(["fail_late", "ok"])
     received = []
-    with pytest.raises(StreamInterruptedError):
+
+    async def consume() -> None:
         async for event in stream_with_retry(open_stream, RetryPolicy(), None, no_sleep):
             received.append(event)
+
+    with pytest.raises(StreamInterruptedError):
+        await consume()
     assert opened() == 1
     assert [e.kind for e in received] == ["start", "text_delta"]
 
