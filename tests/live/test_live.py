@@ -4,6 +4,7 @@ Without a key each test is skipped; CI never selects the ``live`` marker."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import pytest
 
@@ -43,16 +44,20 @@ async def test_text_turn(provider: str) -> None:
     assert response.usage.output_tokens > 0
 
 
-async def _tool_round_trip(provider: str, effort: str | None) -> None:
+async def _tool_round_trip(provider: str, effort: Any) -> None:
     model = connect(model_string(provider))
     history: tuple[Message, ...] = (Message.user("What is the weather in Paris? Use the tool."),)
     try:
-        first = await complete(model, Request(messages=history, tools=(WEATHER,), reasoning_effort=effort))  # type: ignore[arg-type]
+        first = await complete(
+            model, Request(messages=history, tools=(WEATHER,), reasoning_effort=effort)
+        )
         assert first.tool_calls
         assert first.tool_calls[0].arguments.get("city", "").lower().startswith("paris")
         results = tuple(tool_result(c.id, "18°C and sunny", name=c.name) for c in first.tool_calls)
         history = (*history, first.message, Message.tool_results(*results))
-        second = await complete(model, Request(messages=history, tools=(WEATHER,), reasoning_effort=effort))  # type: ignore[arg-type]
+        second = await complete(
+            model, Request(messages=history, tools=(WEATHER,), reasoning_effort=effort)
+        )
     finally:
         await model.aclose()
     assert "18" in second.text
