@@ -6,11 +6,13 @@ Importing taor does nothing: no I/O, no provider SDK. Names are loaded on first 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 from taor._version import __version__
 
+TYPE_CHECKING = False  # importing typing would be most of ``import taor``'s cost
 if TYPE_CHECKING:
+    from typing import Any
+
     from taor.errors import (
         AuthenticationError,
         ConfigurationError,

@@ -43,12 +43,23 @@ class RecordedRequest:
 
 
 class FakeProviderServer:
-    """Start with ``with FakeProviderServer(steps) as server:`` (or ``start()``/``stop()``)."""
+    """Start with ``with FakeProviderServer(steps) as server:`` (or ``start()``/``stop()``).
+
+    ``default`` answers every request once the script is used up (typically a callable that
+    computes the reply from the request); ``record=False`` keeps no requests, for long runs."""
 
     def __init__(
-        self, steps: Iterable[Any] = (), *, host: str = "127.0.0.1", port: int = 0
+        self,
+        steps: Iterable[Any] = (),
+        *,
+        default: Any = None,
+        record: bool = True,
+        host: str = "127.0.0.1",
+        port: int = 0,
     ) -> None:
         self._steps: deque[Any] = deque(steps)
+        self._default = default
+        self._record = record
         self.wires = all_wires()
         self._lock = threading.Lock()
         self._bodies: dict[str, deque[bytes]] = {}
@@ -114,8 +125,9 @@ class FakeProviderServer:
 
     def _next_step(self, request: RecordedRequest) -> Any:
         with self._lock:
-            self.requests.append(request)
-            step = self._steps.popleft() if self._steps else None
+            if self._record:
+                self.requests.append(request)
+            step = self._steps.popleft() if self._steps else self._default
         while callable(step) and not isinstance(step, (Reply, HttpError, Fault)):
             step = step(request)
         return step
