@@ -1,13 +1,13 @@
 """What the adapters share: error classification, SDK exception mapping, reading an SSE
-response with idle-timeout and disconnect mapping, compact JSON, and the fragment cache that
-keeps each turn from re-serializing the whole history."""
+response with idle-timeout and disconnect mapping, compact JSON, merging provider options into a
+body, and the fragment cache that keeps each turn from re-serializing the whole history."""
 
 from __future__ import annotations
 
 import base64
 import json
 import re
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Collection, Mapping
 from typing import Any, Generic, TypeVar
 
 import httpx2
@@ -203,6 +203,42 @@ def inline_image(data: bytes, provider: str, limit_mb: float) -> str:
 
 def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def json_object(data: str) -> dict[str, Any] | None:
+    """``data`` parsed, when it is a JSON object; None when it is not JSON or not an object."""
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def merge_options(
+    body: dict[str, Any],
+    options: Mapping[str, Any],
+    *,
+    deep: Collection[str] | None = None,
+    none_deletes: bool = False,
+) -> dict[str, Any]:
+    """``body`` with provider options merged in: an option replaces the body's value, except
+    that an object merges one level deep into an object already there (for every key, or only
+    the keys in ``deep`` when given), and with ``none_deletes`` a None removes the key (at
+    either level) instead of sending null."""
+    for key, value in options.items():
+        current = body.get(key)
+        if value is None and none_deletes:
+            body.pop(key, None)
+        elif (
+            isinstance(current, dict)
+            and isinstance(value, Mapping)
+            and (deep is None or key in deep)
+        ):
+            merged = {**current, **value}
+            body[key] = {k: v for k, v in merged.items() if v is not None or not none_deletes}
+        else:
+            body[key] = value
+    return body
 
 
 K = TypeVar("K")

@@ -1,0 +1,145 @@
+"""Anthropic stream events to taor events: content blocks (block indices are the part
+indices), cumulative usage normalized to taor's convention, and the stop reason."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from taor.errors import StreamInterruptedError
+from taor.llm.adapters._http import dumps, error_from_body, json_object
+from taor.llm.events import (
+    Finish,
+    StreamEvent,
+    StreamStart,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageUpdate,
+)
+from taor.llm.types import FinishKind, FinishReason, Usage
+
+_FINISH: dict[str, FinishKind] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "tool_use": "tool_calls",
+    "refusal": "content_filter",
+    "pause_turn": "other",
+}
+
+
+def parse(data: str) -> dict[str, Any]:
+    value = json_object(data)
+    if value is None:
+        raise StreamInterruptedError(
+            f"Anthropic sent a malformed stream event: {data[:200]!r}", provider="anthropic"
+        )
+    return value
+
+
+class Stream:
+    """Anthropic stream events to taor events. Block indices are the part indices."""
+
+    __slots__ = ("finished", "stop", "thinking_chars", "tools", "usage")
+
+    def __init__(self) -> None:
+        self.finished = False
+        self.stop: str | None = None
+        self.thinking_chars = 0
+        self.tools: set[int] = set()
+        self.usage: dict[str, Any] = {}
+
+    def handle(self, data: dict[str, Any]) -> Sequence[StreamEvent]:
+        try:
+            kind = data.get("type")
+            if kind == "content_block_delta":
+                event = self.delta(data["index"], data["delta"])
+                return (event,) if event is not None else ()
+            if kind == "content_block_start":
+                return self.start(data["index"], data["content_block"])
+            if kind == "content_block_stop":
+                return (ToolCallEnd(index=data["index"]),) if data["index"] in self.tools else ()
+            if kind == "message_start":
+                self.record(data["message"].get("usage"))
+                return (
+                    StreamStart(id=data["message"].get("id"), model=data["message"].get("model")),
+                )
+            if kind == "message_delta":
+                self.stop = data.get("delta", {}).get("stop_reason") or self.stop
+                self.record(data.get("usage"))
+                return ()
+            if kind == "message_stop":
+                return self.finish()
+            if kind == "error":
+                raise error_from_body("anthropic", None, data)
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise StreamInterruptedError(
+                f"unexpected Anthropic stream event ({exc!r}): {str(data)[:200]}",
+                provider="anthropic",
+            ) from None
+        return ()
+
+    def delta(self, index: int, delta: dict[str, Any]) -> StreamEvent | None:
+        kind = delta["type"]
+        if kind == "text_delta":
+            return TextDelta(index=index, text=delta["text"])
+        if kind == "input_json_delta":
+            chunk = delta["partial_json"]
+            return ToolCallDelta(index=index, arguments=chunk) if chunk else None
+        if kind == "thinking_delta":
+            text = delta["thinking"]
+            self.thinking_chars += len(text)
+            return ThinkingDelta(index=index, text=text) if text else None
+        if kind == "signature_delta" and delta["signature"]:
+            return ThinkingDelta(index=index, signature=delta["signature"])
+        return None
+
+    def start(self, index: int, block: dict[str, Any]) -> Sequence[StreamEvent]:
+        kind = block["type"]
+        if kind == "tool_use":
+            self.tools.add(index)
+            start = ToolCallStart(index=index, id=block["id"], name=block["name"])
+            given = block.get("input")
+            return (
+                (start, ToolCallDelta(index=index, arguments=dumps(given))) if given else (start,)
+            )
+        if kind == "text" and block.get("text"):
+            return (TextDelta(index=index, text=block["text"]),)
+        if kind == "thinking" and (block.get("thinking") or block.get("signature")):
+            self.thinking_chars += len(block.get("thinking") or "")
+            text, signature = block.get("thinking") or "", block.get("signature") or None
+            return (ThinkingDelta(index=index, text=text, signature=signature),)
+        if kind == "redacted_thinking":
+            return (ThinkingDelta(index=index, signature=block["data"], redacted=True),)
+        return ()
+
+    def record(self, usage: dict[str, Any] | None) -> None:
+        """Counts are cumulative: later values replace earlier ones, absent ones are kept."""
+        if usage:
+            self.usage.update((k, v) for k, v in usage.items() if v is not None)
+
+    def normalized_usage(self) -> Usage:
+        u = self.usage
+        read = u.get("cache_read_input_tokens") or 0
+        write = u.get("cache_creation_input_tokens") or 0
+        output = u.get("output_tokens") or 0
+        details = u.get("output_tokens_details")
+        reasoning = details.get("thinking_tokens") if isinstance(details, dict) else None
+        if reasoning is None:  # not reported: estimate from the thinking text
+            reasoning = min(output, self.thinking_chars // 4)
+        return Usage(
+            input_tokens=(u.get("input_tokens") or 0) + read + write,
+            output_tokens=output,
+            cache_read_tokens=read,
+            cache_write_tokens=write,
+            reasoning_tokens=reasoning,
+        )
+
+    def finish(self) -> tuple[UsageUpdate, Finish]:
+        self.finished = True
+        reason = FinishReason(reason=_FINISH.get(self.stop or "", "other"), raw=self.stop)
+        return UsageUpdate(usage=self.normalized_usage()), Finish(reason=reason)
