@@ -15,6 +15,7 @@ import httpx2
 from taor import errors as e
 from taor.llm.retry import parse_retry_after
 from taor.llm.sse import SSEDecoder, SSEvent
+from taor.llm.types import ImagePart, ToolResultPart
 
 _CONTEXT = re.compile(
     r"context.{0,12}(length|window)|too many tokens|prompt is too long|maximum context"
@@ -199,6 +200,18 @@ def inline_image(data: bytes, provider: str, limit_mb: float) -> str:
             provider=provider,
         )
     return base64.b64encode(data).decode("ascii")
+
+
+def image_url(part: ImagePart, provider: str, limit_mb: float) -> str:
+    """The image's URL, or a base64 ``data:`` URL of its inline bytes."""
+    if part.url is not None:
+        return part.url
+    return f"data:{part.media_type};base64,{inline_image(part.data or b'', provider, limit_mb)}"
+
+
+def error_label(result: ToolResultPart) -> str:
+    """``"Error: "`` for an error result whose text does not say so already, else ``""``."""
+    return "Error: " if result.is_error and not result.text.lower().startswith("error") else ""
 
 
 def dumps(value: Any) -> str:
