@@ -1,6 +1,7 @@
 """What the adapters share: error classification, SDK exception mapping, reading an SSE
-response with idle-timeout and disconnect mapping, compact JSON, merging provider options into a
-body, and the fragment cache that keeps each turn from re-serializing the whole history."""
+response with idle-timeout and disconnect mapping, inline images, the "Error: " label of failed
+tool results, compact JSON, merging provider options into a body, and the fragment cache that
+keeps each turn from re-serializing the whole history."""
 
 from __future__ import annotations
 
