@@ -1,0 +1,51 @@
+"""Gemini error bodies (``{"error": {code, message, status, details}}``) as taor errors: a
+``RetryInfo`` delay counts as a Retry-After, a per-day ``QuotaFailure`` exhausts the quota."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from taor import errors as e
+from taor.llm.adapters._http import classify
+from taor.llm.retry import parse_retry_after
+
+
+def api_error(status: int | None, body: Any, headers: Mapping[str, str]) -> e.ProviderError:
+    """A Gemini error body (``{"error": {code, message, status, details}}``) as a taor error."""
+    error = body.get("error", body) if isinstance(body, dict) else {}
+    error = error if isinstance(error, dict) else {}
+    message = str(error.get("message") or body or f"HTTP {status}")
+    code = error.get("status") if isinstance(error.get("status"), str) else None
+    details: list[Any] = error["details"] if isinstance(error.get("details"), list) else []
+    retry_after = parse_retry_after(headers.get("retry-after"))
+    retry_after = _retry_delay(details) if retry_after is None else retry_after
+    if status == 429 or code == "RESOURCE_EXHAUSTED":
+        kwargs: dict[str, Any] = {"provider": "gemini", "status": status, "code": code, "raw": body}
+        if _daily_quota(details):
+            return e.QuotaExhaustedError(message, **kwargs)
+        if retry_after is not None:
+            return e.RateLimitError(message, retry_after=retry_after, **kwargs)
+    return classify(
+        "gemini", status=status, message=message, code=code, retry_after=retry_after, raw=body
+    )
+
+
+def _retry_delay(details: list[Any]) -> float | None:
+    for detail in details:
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("RetryInfo"):
+            delay = str(detail.get("retryDelay", "")).removesuffix("s")
+            try:
+                return max(0.0, float(delay))
+            except ValueError:
+                return None
+    return None
+
+
+def _daily_quota(details: list[Any]) -> bool:
+    for detail in details:
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("QuotaFailure"):
+            for violation in detail.get("violations") or ():
+                if "PerDay" in str(violation.get("quotaId", "")):
+                    return True
+    return False
