@@ -1,0 +1,1 @@
+"""taor.tools: the Tool protocol, registry, truncation and the built-in tools."""
