@@ -1,0 +1,112 @@
+"""The ``Tool`` seam: what a tool is, what it receives and what it returns.
+
+A tool has a name, a description, a JSON Schema for its parameters, a ``read_only`` flag (read-only
+calls of one round may run concurrently, DESIGN invariant 7) and an async ``execute`` that gets the
+validated arguments and a ``ToolContext``. It returns a ``ToolOutput``: text and/or image parts,
+an ``is_error`` flag and optional ``metadata`` for the host (never sent to the model).
+
+Errors are data (DESIGN invariant 4). A tool that fails in a way the model can act on returns
+``ToolOutput.error(...)`` or raises ``ToolError``; the registry turns any exception into an
+``is_error`` output. Only cancellation propagates.
+
+Tools know nothing of sessions: they use taor.llm's parts, and ``ToolOutput.to_result`` makes the
+``ToolResultPart`` that goes into the transcript (truncation happens in the layer that calls it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Protocol, runtime_checkable
+
+from taor.llm.types import ImagePart, TextPart, ToolDefinition, ToolResultPart, tool_result
+
+ContentPart = TextPart | ImagePart
+OutputCallback = Callable[[str], None]
+
+_NO_METADATA: Mapping[str, Any] = MappingProxyType({})
+
+
+class ToolError(Exception):
+    """Raised by a tool for a failure the model can act on; the message is all it sees."""
+
+
+def _discard_output(chunk: str) -> None:
+    """The default ``on_output``: streamed output goes nowhere."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolContext:
+    """What a tool gets besides its arguments.
+
+    ``environment`` is a ``taor.env.Environment`` (typed ``Any`` so that taor.tools does not
+    depend on taor.env at import time). ``cancelled`` is set when the call should stop early;
+    ``on_output`` receives output as it arrives (for ``tool_call_output_delta`` events);
+    ``call_id`` is the id of the tool call being run.
+    """
+
+    environment: Any = None  # taor.env.base.Environment
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+    on_output: OutputCallback = _discard_output
+    call_id: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolOutput:
+    """The result of running a tool: content for the model, ``metadata`` for the host."""
+
+    content: tuple[ContentPart, ...] = ()
+    is_error: bool = False
+    metadata: Mapping[str, Any] = field(default_factory=lambda: _NO_METADATA)
+
+    @classmethod
+    def of(
+        cls,
+        content: str | Sequence[ContentPart],
+        *,
+        is_error: bool = False,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> ToolOutput:
+        parts = (TextPart(text=content),) if isinstance(content, str) else tuple(content)
+        return cls(content=parts, is_error=is_error, metadata=metadata or _NO_METADATA)
+
+    @classmethod
+    def error(cls, message: str, *, metadata: Mapping[str, Any] | None = None) -> ToolOutput:
+        return cls.of(message, is_error=True, metadata=metadata)
+
+    @property
+    def text(self) -> str:
+        """The text parts joined; images are left out."""
+        return "".join(p.text for p in self.content if isinstance(p, TextPart))
+
+    def to_result(self, call_id: str, *, name: str = "") -> ToolResultPart:
+        """The transcript part for this output (as is: truncate before, if needed)."""
+        return tool_result(call_id, self.content, is_error=self.is_error, name=name)
+
+
+@runtime_checkable
+class Tool(Protocol):
+    """A tool the model can call. Frozen dataclasses with these fields satisfy it."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def parameters(self) -> Mapping[str, Any]: ...
+
+    @property
+    def read_only(self) -> bool: ...
+
+    async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
+        """Run with arguments already validated against ``parameters``."""
+        ...
+
+
+def definition_of(tool: Tool) -> ToolDefinition:
+    """The provider-neutral definition offered to the model (checks the name and schema)."""
+    return ToolDefinition(name=tool.name, description=tool.description, parameters=tool.parameters)
