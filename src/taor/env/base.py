@@ -1,0 +1,160 @@
+"""The ``Environment`` protocol, its result records and the errors a tool returns to the model.
+
+An environment is where files change and commands run: ``LocalEnvironment`` (the host),
+``SandboxEnvironment`` (the same command runner wrapped in bubblewrap) and ``MemoryEnvironment``
+(an in-memory filesystem with scripted command results) all satisfy the one protocol below.
+
+Paths given to an environment are relative to its workspace root (or absolute inside the root or
+a root the caller explicitly allowed); anything that leads elsewhere raises ``PathPolicyError``.
+Errors::
+
+    EnvError (Exception)          a failure the model should see (the tool makes it is_error)
+    ├── PathPolicyError           a path outside the workspace and the allowed roots
+    └── PathNotFoundError         a file or directory that does not exist (or is the wrong kind)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Literal, Protocol, runtime_checkable
+
+StreamName = Literal["stdout", "stderr"]
+OutputCallback = Callable[[str, StreamName], Awaitable[None] | None]
+"""Receives decoded output as it arrives: ``(text, stream)``; may be sync or async."""
+
+
+class EnvError(Exception):
+    """A failure of an environment operation; the message tells the model what went wrong."""
+
+
+class PathPolicyError(EnvError):
+    """A path that resolves outside the workspace root and the explicitly allowed roots."""
+
+
+class PathNotFoundError(EnvError):
+    """A path that does not exist, or is a file where a directory is needed (or the reverse)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CommandResult:
+    """What a command did.
+
+    ``exit_code`` is None only when the process could not be waited for; a process killed by a
+    signal has ``-signum``. ``stdout``/``stderr`` are kept separately, ``output`` is both in
+    arrival order plus any notes for the model (timeout, clamped timeout, dropped bytes).
+    ``duration`` is wall-clock seconds. ``timeout`` is the limit applied, and
+    ``requested_timeout`` what the caller asked for when it was clamped (else None).
+    The ``*_dropped`` counts are bytes cut from the middle to bound memory.
+    """
+
+    command: str
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    output: str
+    duration: float
+    timed_out: bool
+    timeout: float
+    requested_timeout: float | None = None
+    stdout_dropped: int = 0
+    stderr_dropped: int = 0
+    output_dropped: int = 0
+
+    @property
+    def truncated(self) -> bool:
+        """True when any output was dropped from the middle."""
+        return bool(self.stdout_dropped or self.stderr_dropped or self.output_dropped)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class FileStat:
+    """Facts about one path: its kind, size in bytes and modification time (epoch seconds)."""
+
+    path: str
+    is_file: bool
+    is_dir: bool
+    is_symlink: bool
+    size: int
+    mtime: float
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DirEntry:
+    """One entry of a listing: its path relative to the listed directory, name, kind, size.
+
+    ``size`` is None for directories; ``depth`` is 1 for direct children.
+    """
+
+    path: str
+    name: str
+    is_dir: bool
+    size: int | None
+    depth: int
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GrepMatch:
+    """One matching line: the file (relative to the workspace root), 1-based line number, text."""
+
+    path: str
+    line_number: int
+    line: str
+
+
+@runtime_checkable
+class Environment(Protocol):
+    """Files, processes and search, confined to a workspace.
+
+    Reads and writes take paths relative to the workspace root. ``read_text`` counts ``offset``
+    and ``limit`` in lines (0-based), ``read_bytes`` in bytes. ``write`` is atomic and creates
+    parent directories. ``run`` never raises for a failing or timed-out command (see
+    ``CommandResult``); it raises ``EnvError`` only when the command cannot be started.
+    Cancelling the task awaiting ``run`` kills the whole process group before re-raising.
+    """
+
+    async def initialize(self) -> None: ...
+
+    async def cleanup(self) -> None: ...
+
+    def working_directory(self) -> str: ...
+
+    def platform(self) -> str: ...
+
+    def os_version(self) -> str: ...
+
+    async def read_text(self, path: str, *, offset: int = 0, limit: int | None = None) -> str: ...
+
+    async def read_bytes(
+        self, path: str, *, offset: int = 0, limit: int | None = None
+    ) -> bytes: ...
+
+    async def write(self, path: str, content: str | bytes) -> None: ...
+
+    async def exists(self, path: str) -> bool: ...
+
+    async def stat(self, path: str) -> FileStat: ...
+
+    async def list_dir(self, path: str = ".", *, depth: int = 1) -> list[DirEntry]: ...
+
+    async def run(
+        self,
+        command: str,
+        *,
+        timeout: float | None = None,  # noqa: ASYNC109 (the command's limit, not the await's)
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        on_output: OutputCallback | None = None,
+    ) -> CommandResult: ...
+
+    async def grep(
+        self,
+        pattern: str,
+        path: str = ".",
+        *,
+        glob: str | None = None,
+        ignore_case: bool = False,
+        max_matches: int | None = None,
+    ) -> list[GrepMatch]: ...
+
+    async def glob(self, pattern: str, path: str = ".") -> list[str]: ...
