@@ -45,7 +45,8 @@ class CommandResult:
     arrival order plus any notes for the model (timeout, clamped timeout, dropped bytes).
     ``duration`` is wall-clock seconds. ``timeout`` is the limit applied, and
     ``requested_timeout`` what the caller asked for when it was clamped (else None).
-    The ``*_dropped`` counts are bytes cut from the middle to bound memory.
+    The ``*_dropped`` counts say how much was cut from the middle to bound memory (bytes for
+    stdout/stderr, characters for ``output``).
     """
 
     command: str

@@ -1,0 +1,210 @@
+"""Running one command: ``/bin/bash -c`` in its own process group, output bounded, no orphans.
+
+- stdin is /dev/null; stdout and stderr are read concurrently, kept separately (bytes, decoded
+  with replacement at the end) and combined in arrival order for the model (``output``).
+- Memory is bounded: each buffer keeps a head and a tail of ``cap`` each and counts what it
+  dropped from the middle (bytes for stdout/stderr, characters for ``output``).
+- Timeout (default 10 s, at most 600 s; larger requests are clamped and ``output`` says so):
+  SIGTERM to the group, SIGKILL 2 s later, partial output kept, and a note on how to ask for
+  more time. Cancelling the awaiting task does the same cleanup, then re-raises.
+- When bash exits while a background child still holds the pipes, reading stops after a short
+  grace period and the group is killed. Background children that redirect their output survive.
+
+``prefix`` lets a wrapper (bubblewrap) run ``[*prefix, "/bin/bash", "-c", command]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import inspect
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from taor.env.base import CommandResult, EnvError, OutputCallback, StreamName
+from taor.env.output_buffer import HeadTail, dropped_marker
+from taor.env.process_group import kill_group
+
+DEFAULT_TIMEOUT = 10.0
+MAX_TIMEOUT = 600.0
+OUTPUT_CAP = 1 << 20  # per side (head and tail) of each buffer
+PIPE_GRACE = 0.25  # seconds to keep reading after bash exits
+_CHUNK = 1 << 16
+
+
+def clamp_timeout(
+    requested: float | None, *, default: float = DEFAULT_TIMEOUT, maximum: float = MAX_TIMEOUT
+) -> tuple[float, float | None]:
+    """The timeout to apply and, when the request was clamped, the requested value."""
+    if requested is None:
+        return default, None
+    if requested <= 0:
+        raise EnvError(f"timeout must be a positive number of seconds, got {requested}.")
+    if requested > maximum:
+        return maximum, requested
+    return float(requested), None
+
+
+class _Capture:
+    """The three bounded buffers and the output callback (whose first error is kept)."""
+
+    def __init__(self, cap: int, on_output: OutputCallback | None) -> None:
+        self.raw: dict[StreamName, HeadTail[bytes]] = {
+            "stdout": HeadTail(b"", cap),
+            "stderr": HeadTail(b"", cap),
+        }
+        self.combined: HeadTail[str] = HeadTail("", cap)
+        self._on_output = on_output
+        self.callback_error: BaseException | None = None
+
+    async def pump(self, stream: asyncio.StreamReader, name: StreamName) -> None:
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        while chunk := await stream.read(_CHUNK):
+            self.raw[name].add(chunk)
+            await self._emit(decoder.decode(chunk), name)
+        await self._emit(decoder.decode(b"", True), name)
+
+    async def _emit(self, text: str, name: StreamName) -> None:
+        if not text:
+            return
+        self.combined.add(text)
+        if self._on_output is None:
+            return
+        try:
+            result = self._on_output(text, name)
+            if inspect.isawaitable(result):
+                await result
+        except Exception as exc:  # the command keeps running; the error is raised at the end
+            self.callback_error, self._on_output = exc, None
+
+
+async def _spawn(
+    argv: Sequence[str], cwd: Path | None, env: Mapping[str, str] | None
+) -> asyncio.subprocess.Process:
+    try:
+        return await asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=cwd,
+            env=None if env is None else dict(env),
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise EnvError(f"The command could not be started: {exc}") from exc
+
+
+async def _finish_reading(
+    proc: asyncio.subprocess.Process, readers: list[asyncio.Task[None]]
+) -> None:
+    _, pending = await asyncio.wait(readers, timeout=PIPE_GRACE)
+    if pending:  # a background child holds the pipes: stop it, then stop reading
+        await kill_group(proc)
+        _, pending = await asyncio.wait(pending, timeout=PIPE_GRACE)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*readers, return_exceptions=True)
+
+
+async def _wait(
+    proc: asyncio.subprocess.Process, readers: list[asyncio.Task[None]], limit: float
+) -> bool:
+    """Wait for the command and its output; True when it timed out (the group is then killed)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    delay = 0.01
+    while (remaining := deadline - loop.time()) > 0:
+        _, pending = await asyncio.wait(readers, timeout=min(delay, remaining))
+        if not pending:  # the pipes are closed: the exit is near
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(proc.wait(), deadline - loop.time())
+                return False
+        elif proc.returncode is not None:  # bash is gone, a background child holds the pipes
+            await _finish_reading(proc, readers)
+            return False
+        delay = min(delay * 2, 0.1)
+    await kill_group(proc)
+    await _finish_reading(proc, readers)
+    return True
+
+
+def _notes(timed_out: bool, timeout: float, requested: float | None, maximum: float) -> str:
+    notes = []
+    if requested is not None:
+        notes.append(
+            f"[NOTE: a timeout of {requested:g} s was requested; the maximum of {maximum:g} s "
+            "was used.]"
+        )
+    if timed_out:
+        more = (
+            f" Retry with a larger `timeout` (in seconds, up to {maximum:g}) if it needs more time."
+            if timeout < maximum
+            else " It already had the maximum time; run it in smaller steps or in the background."
+        )
+        notes.append(
+            f"[ERROR: Command timed out after {timeout:g} s. Partial output is shown above.{more}]"
+        )
+    return "\n".join(notes)
+
+
+def _output_text(capture: _Capture, notes: str) -> str:
+    body = capture.combined.text(dropped_marker("characters"))
+    if not notes:
+        return body
+    return f"{body}\n{notes}" if body and not body.endswith("\n") else body + notes
+
+
+async def run_command(
+    command: str,
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,  # noqa: ASYNC109 (the command's limit, not the await's)
+    on_output: OutputCallback | None = None,
+    max_timeout: float = MAX_TIMEOUT,
+    cap: int = OUTPUT_CAP,
+    prefix: Sequence[str] = (),
+) -> CommandResult:
+    """Run ``command`` with ``/bin/bash -c`` (see the module docstring); never orphans children."""
+    limit, requested = clamp_timeout(timeout, maximum=max_timeout)
+    capture = _Capture(cap, on_output)
+    started = time.monotonic()
+    proc = await _spawn([*prefix, "/bin/bash", "-c", command], cwd, env)
+    assert proc.stdout is not None and proc.stderr is not None
+    readers = [
+        asyncio.create_task(capture.pump(proc.stdout, "stdout")),
+        asyncio.create_task(capture.pump(proc.stderr, "stderr")),
+    ]
+    try:
+        timed_out = await _wait(proc, readers, limit)
+    except BaseException:  # cancelled: the same cleanup, then re-raise
+        await asyncio.shield(_cleanup_after_cancel(proc, readers))
+        raise
+    if capture.callback_error is not None:
+        raise capture.callback_error
+    return CommandResult(
+        command=command,
+        exit_code=proc.returncode,
+        stdout=capture.raw["stdout"].decoded(dropped_marker("bytes")),
+        stderr=capture.raw["stderr"].decoded(dropped_marker("bytes")),
+        output=_output_text(capture, _notes(timed_out, limit, requested, max_timeout)),
+        duration=time.monotonic() - started,
+        timed_out=timed_out,
+        timeout=limit,
+        requested_timeout=requested,
+        stdout_dropped=capture.raw["stdout"].dropped,
+        stderr_dropped=capture.raw["stderr"].dropped,
+        output_dropped=capture.combined.dropped,
+    )
+
+
+async def _cleanup_after_cancel(
+    proc: asyncio.subprocess.Process, readers: list[asyncio.Task[None]]
+) -> None:
+    await kill_group(proc)
+    for task in readers:
+        task.cancel()
+    await asyncio.gather(*readers, return_exceptions=True)

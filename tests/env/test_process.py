@@ -1,0 +1,155 @@
+"""run_command with real processes: output, timeouts, cancellation, grandchildren, bounds."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from taor.env.base import EnvError, StreamName
+from taor.env.process import clamp_timeout, run_command
+
+
+def _running(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat[stat.rfind(")") + 2] not in "ZX"
+
+
+async def test_stdout_and_stderr_are_kept_apart_and_combined() -> None:
+    result = await run_command("echo out; echo err >&2; exit 3")
+
+    assert result.exit_code == 3
+    assert result.stdout == "out\n" and result.stderr == "err\n"
+    assert sorted(result.output.splitlines()) == ["err", "out"]
+    assert result.duration > 0 and not result.timed_out and not result.truncated
+
+
+async def test_invalid_utf8_is_replaced_and_stdin_is_empty() -> None:
+    result = await run_command(r"printf 'a\377b'; cat")
+
+    assert result.stdout == "a\ufffdb"
+    assert result.exit_code == 0
+
+
+async def test_cwd_and_env_are_used(tmp_path: Path) -> None:
+    result = await run_command('pwd; echo "$FOO"', cwd=tmp_path, env={"FOO": "bar"})
+
+    assert result.stdout == f"{tmp_path}\nbar\n"
+
+
+async def test_a_command_that_cannot_start_raises_env_error(tmp_path: Path) -> None:
+    with pytest.raises(EnvError, match="could not be started"):
+        await run_command("true", cwd=tmp_path / "missing")
+
+
+def test_clamp_timeout() -> None:
+    assert clamp_timeout(None) == (10.0, None)
+    assert clamp_timeout(30) == (30.0, None)
+    assert clamp_timeout(900) == (600.0, 900)
+    with pytest.raises(EnvError, match="positive"):
+        clamp_timeout(0)
+
+
+async def test_timeout_keeps_partial_output_and_says_how_to_ask_for_more() -> None:
+    started = time.monotonic()
+    result = await run_command("echo started; sleep 30", timeout=0.5)
+
+    assert time.monotonic() - started < 5
+    assert result.timed_out and result.exit_code == -signal.SIGTERM
+    assert result.stdout == "started\n"
+    assert result.output.startswith("started\n[ERROR: Command timed out after 0.5 s.")
+    assert "larger `timeout`" in result.output
+
+
+async def test_a_clamped_timeout_is_reported() -> None:
+    result = await run_command("echo hi", timeout=5, max_timeout=1)
+
+    assert result.timeout == 1 and result.requested_timeout == 5
+    assert "a timeout of 5 s was requested; the maximum of 1 s was used" in result.output
+
+
+async def test_a_group_ignoring_sigterm_is_killed_two_seconds_later() -> None:
+    result = await run_command("trap '' TERM; echo x; sleep 30 & wait", timeout=0.3)
+
+    assert result.timed_out and result.exit_code == -signal.SIGKILL
+    assert result.duration < 4
+
+
+async def test_cancellation_kills_the_group_including_background_children() -> None:
+    pids: list[int] = []
+    started = asyncio.Event()
+
+    def collect(text: str, stream: StreamName) -> None:
+        pids.extend(int(word) for word in text.split())
+        started.set()
+
+    task = asyncio.create_task(run_command("sleep 300 & echo $!; wait", on_output=collect))
+    await asyncio.wait_for(started.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+    assert not _running(pids[0])
+
+
+async def test_a_grandchild_holding_the_pipes_does_not_block_and_is_killed() -> None:
+    started = time.monotonic()
+    result = await run_command("sleep 300 & echo $!")
+
+    assert time.monotonic() - started < 4
+    assert result.exit_code == 0
+    assert not _running(int(result.stdout))
+
+
+async def test_a_background_child_with_redirected_output_is_left_running() -> None:
+    result = await run_command("sleep 300 >/dev/null 2>&1 & echo $!")
+    pid = int(result.stdout)
+    try:
+        assert _running(pid)
+    finally:
+        os.kill(pid, signal.SIGKILL)
+
+
+async def test_huge_output_keeps_head_and_tail_and_counts_the_rest() -> None:
+    total, cap = 200_000_000, 1 << 20
+    result = await run_command(f"yes | head -c {total}", cap=cap)
+
+    assert result.stdout_dropped == total - 2 * cap
+    assert result.output_dropped == total - 2 * cap
+    assert result.stdout.startswith("y\ny\n") and result.stdout.endswith("y\ny\n")
+    assert len(result.stdout) < 2 * cap + 200
+    assert f"[... {total - 2 * cap} bytes of output dropped" in result.stdout
+    assert result.truncated
+
+
+async def test_async_callback_sees_output_in_order() -> None:
+    seen: list[tuple[StreamName, str]] = []
+
+    async def collect(text: str, stream: StreamName) -> None:
+        seen.append((stream, text))
+
+    await run_command("echo one; sleep 0.1; echo two >&2", on_output=collect)
+
+    assert seen == [("stdout", "one\n"), ("stderr", "two\n")]
+
+
+async def test_a_failing_callback_raises_after_the_command_ends() -> None:
+    def boom(text: str, stream: StreamName) -> None:
+        raise ValueError("callback failed")
+
+    with pytest.raises(ValueError, match="callback failed"):
+        await run_command("echo hi", on_output=boom)
+
+
+async def test_a_command_that_closes_its_pipes_still_times_out() -> None:
+    result = await run_command("exec >/dev/null 2>&1; sleep 30", timeout=0.3)
+
+    assert result.timed_out and result.duration < 3
