@@ -13,6 +13,7 @@ from taor.env.base import (
     StreamName,
 )
 from taor.env.envvars import EnvPolicy, command_environ, filter_environ, is_secret_name
+from taor.env.local import LocalEnvironment
 from taor.env.paths import PathPolicy, resolve_lexically
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "Environment",
     "FileStat",
     "GrepMatch",
+    "LocalEnvironment",
     "OutputCallback",
     "PathNotFoundError",
     "PathPolicy",

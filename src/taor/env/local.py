@@ -1,0 +1,211 @@
+"""``LocalEnvironment``: the host's filesystem and processes, confined by the path policy.
+
+File operations run in a worker thread so a large read never stalls the event loop. Writes are
+atomic (a temporary file in the same directory, then ``os.replace``), create parent directories
+and keep an existing file's permissions. Commands go through ``run_command`` (see
+``taor.env.process``) with the environment-variable policy of ``taor.env.envvars``;
+``SandboxEnvironment`` overrides ``command_prefix`` to wrap the same runner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import platform
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from taor.env import search
+from taor.env.base import (
+    CommandResult,
+    DirEntry,
+    EnvError,
+    FileStat,
+    GrepMatch,
+    OutputCallback,
+    PathNotFoundError,
+    PathPolicyError,
+)
+from taor.env.envvars import EnvPolicy, command_environ
+from taor.env.local_files import list_entries, read_lines, write_atomic
+from taor.env.paths import PathPolicy
+from taor.env.process import DEFAULT_TIMEOUT, MAX_TIMEOUT, OUTPUT_CAP, run_command
+
+_PLATFORMS = {"darwin": "darwin", "win32": "windows", "cygwin": "windows", "emscripten": "wasm"}
+
+
+class LocalEnvironment:
+    """Files and commands on this machine, inside ``root`` plus ``allowed_roots``."""
+
+    def __init__(
+        self,
+        root: str | Path,
+        *,
+        allowed_roots: Sequence[str | Path] = (),
+        env_policy: EnvPolicy = "inherit_all",
+        environ: Mapping[str, str] | None = None,
+        default_timeout: float = DEFAULT_TIMEOUT,
+        max_timeout: float = MAX_TIMEOUT,
+        output_cap: int = OUTPUT_CAP,
+    ) -> None:
+        self.paths = PathPolicy(root, allowed_roots)
+        self.env_policy: EnvPolicy = env_policy
+        self._environ = dict(os.environ if environ is None else environ)
+        self.default_timeout = default_timeout
+        self.max_timeout = max_timeout
+        self.output_cap = output_cap
+        self._commands: set[asyncio.Task[object]] = set()
+
+    # lifecycle and facts
+
+    async def initialize(self) -> None:
+        """Check that the workspace root is an existing directory."""
+        if not self.paths.root.is_dir():
+            raise EnvError(f"The workspace root {self.paths.root} is not an existing directory.")
+
+    async def cleanup(self) -> None:
+        """Cancel the commands still running (their process groups are killed)."""
+        tasks = [t for t in self._commands if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def working_directory(self) -> str:
+        return str(self.paths.root)
+
+    def platform(self) -> str:
+        return _PLATFORMS.get(
+            sys.platform, "linux" if sys.platform.startswith("linux") else sys.platform
+        )
+
+    def os_version(self) -> str:
+        return f"{platform.system()} {platform.release()}".strip()
+
+    # files
+
+    def _existing(self, path: str) -> Path:
+        resolved = self.paths.resolve(path)
+        if not resolved.exists():
+            raise PathNotFoundError(f"No such file or directory: {path!r} (in {self.paths.root}).")
+        return resolved
+
+    def _file(self, path: str) -> Path:
+        resolved = self._existing(path)
+        if resolved.is_dir():
+            raise PathNotFoundError(f"{path!r} is a directory, not a file; list it instead.")
+        return resolved
+
+    async def read_text(self, path: str, *, offset: int = 0, limit: int | None = None) -> str:
+        return await asyncio.to_thread(read_lines, self._file(path), offset, limit)
+
+    async def read_bytes(self, path: str, *, offset: int = 0, limit: int | None = None) -> bytes:
+        resolved = self._file(path)
+
+        def read() -> bytes:
+            with resolved.open("rb") as f:
+                f.seek(offset)
+                return f.read(-1 if limit is None else limit)
+
+        return await asyncio.to_thread(read)
+
+    async def write(self, path: str, content: str | bytes) -> None:
+        resolved = self.paths.resolve(path)
+        if resolved.is_dir():
+            raise EnvError(f"{path!r} is a directory; give a file path to write.")
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        await asyncio.to_thread(write_atomic, resolved, data)
+
+    async def exists(self, path: str) -> bool:
+        return self.paths.resolve(path).exists()
+
+    async def stat(self, path: str) -> FileStat:
+        resolved = self._existing(path)
+        info = resolved.stat()
+        return FileStat(
+            path=self.paths.display(resolved),
+            is_file=resolved.is_file(),
+            is_dir=resolved.is_dir(),
+            is_symlink=(self.paths.root / path).is_symlink(),
+            size=info.st_size,
+            mtime=info.st_mtime,
+        )
+
+    async def list_dir(self, path: str = ".", *, depth: int = 1) -> list[DirEntry]:
+        resolved = self._existing(path)
+        if not resolved.is_dir():
+            raise PathNotFoundError(f"{path!r} is a file, not a directory; read it instead.")
+        return await asyncio.to_thread(list_entries, resolved, depth)
+
+    # processes
+
+    def command_prefix(self, cwd: Path) -> list[str]:
+        """Words put before ``/bin/bash -c command``; none here, bubblewrap in the sandbox."""
+        return []
+
+    async def run(
+        self,
+        command: str,
+        *,
+        timeout: float | None = None,  # noqa: ASYNC109 (the command's limit, not the await's)
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        on_output: OutputCallback | None = None,
+    ) -> CommandResult:
+        directory = self._existing(cwd) if cwd is not None else self.paths.root
+        if not directory.is_dir():
+            raise PathNotFoundError(f"The working directory {cwd!r} is not a directory.")
+        task = asyncio.current_task()
+        if task is not None:
+            self._commands.add(task)
+        try:
+            return await run_command(
+                command,
+                cwd=directory,
+                env=command_environ(self._environ, self.env_policy, env),
+                timeout=self.default_timeout if timeout is None else timeout,
+                on_output=on_output,
+                max_timeout=self.max_timeout,
+                cap=self.output_cap,
+                prefix=self.command_prefix(directory),
+            )
+        finally:
+            if task is not None:
+                self._commands.discard(task)
+
+    # search
+
+    def _allowed(self, path: Path) -> bool:
+        try:
+            self.paths.resolve(str(path))
+        except PathPolicyError:
+            return False
+        return True
+
+    async def grep(
+        self,
+        pattern: str,
+        path: str = ".",
+        *,
+        glob: str | None = None,
+        ignore_case: bool = False,
+        max_matches: int | None = None,
+    ) -> list[GrepMatch]:
+        start = self._existing(path)
+        return await asyncio.to_thread(
+            search.grep_files,
+            self.paths.root,
+            start,
+            pattern,
+            allowed=self._allowed,
+            glob=glob,
+            ignore_case=ignore_case,
+            max_matches=max_matches,
+        )
+
+    async def glob(self, pattern: str, path: str = ".") -> list[str]:
+        start = self._existing(path)
+        found = await asyncio.to_thread(
+            search.glob_files, self.paths.root, start, pattern, self._allowed
+        )
+        return [self.paths.display(p) for p in found]

@@ -1,0 +1,88 @@
+"""File helpers of ``LocalEnvironment`` (blocking; it runs them in a worker thread)."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tempfile
+from pathlib import Path
+
+from taor.env.base import DirEntry, EnvError
+
+_SKIPPED_DIRS = frozenset({".git"})
+
+
+def read_lines(path: Path, offset: int, limit: int | None) -> str:
+    """Lines ``offset`` to ``offset + limit`` (0-based), endings kept, bad UTF-8 replaced."""
+    if offset < 0 or (limit is not None and limit < 0):
+        raise EnvError("offset and limit must not be negative.")
+    with path.open(encoding="utf-8", errors="replace", newline="") as f:
+        stop = None if limit is None else offset + limit
+        return "".join(itertools.islice(f, offset, stop))
+
+
+def _umask() -> int:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o022
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` through a temporary file in the same directory, then ``os.replace``."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~_umask()
+        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise EnvError(f"Cannot write {path}: {exc.strerror or exc}.") from exc
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException as exc:
+        Path(temp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise EnvError(f"Cannot write {path}: {exc.strerror or exc}.") from exc
+        raise
+
+
+def list_entries(directory: Path, depth: int) -> list[DirEntry]:
+    """Entries under ``directory`` down to ``depth`` levels, sorted by path, .git not entered.
+
+    Symlinked directories are listed but not entered.
+    """
+    entries: list[DirEntry] = []
+    pending = [(directory, 1)]
+    while pending:
+        current, level = pending.pop()
+        try:
+            scanned = list(os.scandir(current))
+        except OSError:
+            continue
+        for item in scanned:
+            is_dir = item.is_dir()
+            relative = Path(item.path).relative_to(directory).as_posix()
+            size = None if is_dir else _size(item)
+            entries.append(
+                DirEntry(path=relative, name=item.name, is_dir=is_dir, size=size, depth=level)
+            )
+            if (
+                is_dir
+                and level < depth
+                and item.name not in _SKIPPED_DIRS
+                and not item.is_symlink()
+            ):
+                pending.append((Path(item.path), level + 1))
+    return sorted(entries, key=lambda e: e.path)
+
+
+def _size(item: os.DirEntry[str]) -> int | None:
+    try:
+        return item.stat().st_size
+    except OSError:
+        return None
