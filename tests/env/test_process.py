@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -153,3 +155,28 @@ async def test_a_command_that_closes_its_pipes_still_times_out() -> None:
     result = await run_command("exec >/dev/null 2>&1; sleep 30", timeout=0.3)
 
     assert result.timed_out and result.duration < 3
+
+
+async def test_a_child_in_its_own_session_holding_the_pipes_does_not_block_or_leak() -> None:
+    started = time.monotonic()
+    result = await run_command("setsid sleep 30 & echo $!")
+    pid = int(result.stdout)
+    try:
+        assert time.monotonic() - started < 3
+        assert result.exit_code == 0
+        gc.collect()  # an unclosed transport would warn here (warnings are errors)
+    finally:
+        os.kill(pid, signal.SIGKILL)
+
+
+async def test_memory_stays_flat_while_a_command_prints_a_lot() -> None:
+    cap = 1 << 18
+    tracemalloc.start()
+    try:
+        result = await run_command("yes | head -c 100000000", cap=cap)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    assert result.stdout_dropped == 100_000_000 - 2 * cap
+    assert peak < 24 * cap  # a few buffers of the cap, not the 100 MB printed

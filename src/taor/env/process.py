@@ -107,6 +107,18 @@ async def _finish_reading(
     for task in pending:
         task.cancel()
     await asyncio.gather(*readers, return_exceptions=True)
+    if pending:
+        _close_pipes(proc)
+
+
+def _close_pipes(proc: asyncio.subprocess.Process) -> None:
+    """Close our ends of the pipes still held by a process outside the group (``setsid``).
+
+    ``Process`` has no public close; without it the transport would leak until that process ends.
+    """
+    transport = getattr(proc, "_transport", None)
+    if isinstance(transport, asyncio.SubprocessTransport):
+        transport.close()
 
 
 async def _wait(
@@ -208,3 +220,4 @@ async def _cleanup_after_cancel(
     for task in readers:
         task.cancel()
     await asyncio.gather(*readers, return_exceptions=True)
+    _close_pipes(proc)
