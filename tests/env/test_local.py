@@ -158,3 +158,14 @@ async def test_grep_and_glob_report_workspace_relative_paths(env: LocalEnvironme
     assert [(m.path, m.line_number) for m in matches] == [("src/a.py", 1)]
     assert await env.glob("*.py", "src") == ["src/a.py"]
     assert sorted(await env.glob("**/*")) == ["src/a.py", "src/b.txt"]
+
+
+async def test_allowed_roots_are_usable_by_absolute_path(root: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    env = LocalEnvironment(root, allowed_roots=[cache])
+
+    await env.write(str(cache / "note.txt"), "kept\n")
+
+    assert await env.read_text(str(cache / "note.txt")) == "kept\n"
+    assert await env.glob("*.txt", str(cache)) == [str((cache / "note.txt").resolve())]

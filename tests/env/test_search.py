@@ -96,3 +96,14 @@ def test_grep_skips_symlinks_that_are_not_allowed(
 def test_a_bad_regex_is_an_env_error(tree: Path) -> None:
     with pytest.raises(EnvError, match="Invalid regular expression"):
         grep_files(tree, tree, "(", allowed=_allow_all)
+
+
+def test_grep_outside_the_root_reports_absolute_paths(
+    tree: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    other = tmp_path_factory.mktemp("other")
+    (other / "x.txt").write_text("hello\n")
+
+    matches = grep_files(tree, other, "hello", allowed=_allow_all)
+
+    assert [m.path for m in matches] == [str(other / "x.txt")]

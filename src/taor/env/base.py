@@ -112,6 +112,9 @@ class Environment(Protocol):
     parent directories. ``run`` never raises for a failing or timed-out command (see
     ``CommandResult``); it raises ``EnvError`` only when the command cannot be started.
     Cancelling the task awaiting ``run`` kills the whole process group before re-raising.
+    ``list_dir`` is sorted by path and does not enter ``.git``. ``grep`` takes a Python regex and
+    reports paths relative to the workspace root; ``glob`` returns the files under ``path`` whose
+    path relative to it matches, newest first. Both skip ``.git`` and ``.gitignore``d paths.
     """
 
     async def initialize(self) -> None: ...

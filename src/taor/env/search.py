@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from taor.env.base import EnvError, GrepMatch
+from taor.env.paths import relative_display
 
 _SKIPPED_DIRS = frozenset({".git"})
 _BINARY_SNIFF = 8192
@@ -152,7 +153,7 @@ def grep_files(
     """Lines matching ``pattern`` (Python regex) in text files under ``start``.
 
     ``glob`` filters files: by name when it has no ``/``, else by path relative to ``start``.
-    Paths in the result are relative to ``root``.
+    Paths in the result are relative to ``root`` (absolute when outside it).
     """
     regex, name_filter = _compile(pattern, ignore_case), glob_regex(glob) if glob else None
     matches: list[GrepMatch] = []
@@ -167,7 +168,7 @@ def grep_files(
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        shown = os.path.relpath(path, root)
+        shown = relative_display(str(path), str(root))
         for number, line in enumerate(text.splitlines(), 1):
             if regex.search(line):
                 matches.append(GrepMatch(path=shown, line_number=number, line=line))
