@@ -1,0 +1,123 @@
+"""The ``shell`` tool: run a command in the environment, stream its output, report how it ended.
+
+The command runs through ``context.environment.run`` (``/bin/bash -c`` in a new process group
+for ``LocalEnvironment``), whose output reaches ``context.on_output`` as it arrives. The model
+gets a header (exit code, duration, and any timeout or clamping) then the combined output, cut
+by ``taor.tools.truncation`` (shell: head and tail); the host gets the whole output, stdout and
+stderr in ``metadata``. A non-zero exit code is not an error result (the model reads the code);
+a timeout is, with the partial output. ``timeout`` defaults to the environment's (10 s for
+``LocalEnvironment``); a request above its maximum (600 s) is clamped and the model is told.
+Setting ``context.cancelled`` stops the command (its process group is killed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from taor.env.base import CommandResult, EnvError, StreamName
+from taor.tools.base import ToolContext, ToolOutput
+from taor.tools.truncation import Limits, limits_for, truncate
+
+SHELL_PARAMETERS: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "description": "The bash command to run."},
+        "timeout": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "description": "Seconds before the command is stopped (default 10, at most 600).",
+        },
+        "description": {
+            "type": "string",
+            "description": "What the command does, in a few words (shown to the user).",
+        },
+    },
+    "required": ["command"],
+    "additionalProperties": False,
+}
+
+
+def _header(result: CommandResult) -> str:
+    parts = [f"Exit code: {result.exit_code}", f"Duration: {result.duration:.2f} s"]
+    if result.timed_out:
+        parts.append(f"TIMED OUT after {result.timeout:g} s (partial output below)")
+    if result.requested_timeout is not None:
+        parts.append(
+            f"timeout clamped from {result.requested_timeout:g} s to the maximum "
+            f"{result.timeout:g} s"
+        )
+    return " | ".join(parts)
+
+
+def _metadata(result: CommandResult) -> dict[str, Any]:
+    return {
+        "exit_code": result.exit_code,
+        "duration": result.duration,
+        "timed_out": result.timed_out,
+        "timeout": result.timeout,
+        "requested_timeout": result.requested_timeout,
+        "full_output": result.output,
+        "stdout": result.stdout,
+        "stderr": result.stderr,
+    }
+
+
+async def _until_cancelled(run: asyncio.Task[CommandResult], cancelled: asyncio.Event) -> bool:
+    """Wait for ``run``; True when ``cancelled`` was set first (``run`` is then cancelled)."""
+    waiter = asyncio.ensure_future(cancelled.wait())
+    try:
+        await asyncio.wait({run, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+        if not run.done():
+            run.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await run
+    return run.cancelled()
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ShellTool:
+    """Runs ``bash -c command`` in the environment. ``limits`` overrides the shell limits."""
+
+    name: str = "shell"
+    description: str = (
+        "Run a bash command in the workspace and return its exit code, duration and output "
+        "(stdout and stderr combined). stdin is closed; use `timeout` for long commands."
+    )
+    parameters: Mapping[str, Any] = field(default_factory=lambda: SHELL_PARAMETERS)
+    read_only: bool = False
+    limits: Limits | None = None
+
+    async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
+        if context.environment is None:
+            return ToolOutput.error("shell needs an execution environment; none was configured.")
+
+        def forward(text: str, stream: StreamName) -> None:
+            context.on_output(text)
+
+        run = asyncio.ensure_future(
+            context.environment.run(
+                arguments["command"], timeout=arguments.get("timeout"), on_output=forward
+            )
+        )
+        try:
+            if await _until_cancelled(run, context.cancelled):
+                return ToolOutput.error("The command was cancelled; its processes were stopped.")
+            result: CommandResult = run.result()
+        except EnvError as exc:
+            return ToolOutput.error(str(exc))
+        return self._output(result)
+
+    def _output(self, result: CommandResult) -> ToolOutput:
+        cut = truncate(result.output, self.limits or limits_for("shell"))
+        metadata = _metadata(result)
+        metadata.update(omitted_chars=cut.omitted_chars, omitted_lines=cut.omitted_lines)
+        body = cut.text if cut.text.strip() else "(no output)"
+        return ToolOutput.of(
+            f"{_header(result)}\n{body}", is_error=result.timed_out, metadata=metadata
+        )
