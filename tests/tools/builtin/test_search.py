@@ -1,0 +1,169 @@
+"""grep and glob on LocalEnvironment: real files, real rg, and the pure-Python fallback."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from taor.env.local import LocalEnvironment
+from taor.tools.base import Tool, ToolContext, ToolOutput
+from taor.tools.builtin.search import GlobTool, GrepTool
+from taor.tools.registry import ToolRegistry
+from taor.tools.ripgrep import find_rg
+
+RIPGREP = GrepTool()
+FALLBACK = GrepTool(rg_path="/nonexistent/bin/rg")  # rg cannot run: exit 127, fallback
+ENGINES = [pytest.param(RIPGREP, id="ripgrep"), pytest.param(FALLBACK, id="fallback")]
+
+FILES = {
+    "a.py": "import os\nprint('Hello')\n",
+    "pkg/b.py": "HELLO = 1\nhello = 2\n",
+    "pkg/deep/c.txt": "hello there\n",
+    "build/out.py": "hello built\n",
+    "pkg/gen.log": "hello log\n",
+    ".git/config": "hello from git\n",
+    "data.bin": "hello\x00binary",
+}
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> LocalEnvironment:
+    for name, text in FILES.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / ".gitignore").write_text("build/\n*.log\n")
+    return LocalEnvironment(tmp_path)
+
+
+async def _grep(tool: GrepTool, env: LocalEnvironment, **arguments: object) -> ToolOutput:
+    return await tool.execute(arguments, ToolContext(environment=env))
+
+
+def test_rg_is_installed_with_the_package() -> None:
+    assert find_rg() is not None
+
+
+def test_both_are_read_only_tools() -> None:
+    for tool in (GrepTool(), GlobTool()):
+        assert isinstance(tool, Tool) and tool.read_only
+    ToolRegistry([GrepTool(), GlobTool()])  # the schemas compile
+
+
+@pytest.mark.parametrize("tool", ENGINES)
+async def test_content_mode_respects_gitignore(tool: GrepTool, env: LocalEnvironment) -> None:
+    out = await _grep(tool, env, pattern="hello")
+    assert not out.is_error
+    assert out.text.splitlines() == ["pkg/b.py:2:hello = 2", "pkg/deep/c.txt:1:hello there"]
+    assert out.metadata["engine"] == ("ripgrep" if tool is RIPGREP else "python")
+
+
+@pytest.mark.parametrize("tool", ENGINES)
+async def test_case_insensitive(tool: GrepTool, env: LocalEnvironment) -> None:
+    out = await _grep(tool, env, pattern="hello", case_insensitive=True)
+    assert out.text.splitlines() == [
+        "a.py:2:print('Hello')",
+        "pkg/b.py:1:HELLO = 1",
+        "pkg/b.py:2:hello = 2",
+        "pkg/deep/c.txt:1:hello there",
+    ]
+
+
+@pytest.mark.parametrize("tool", ENGINES)
+async def test_files_with_matches_and_count(tool: GrepTool, env: LocalEnvironment) -> None:
+    args = {"pattern": "hello", "case_insensitive": True}
+    files = await _grep(tool, env, output_mode="files_with_matches", **args)
+    assert files.text.splitlines() == ["a.py", "pkg/b.py", "pkg/deep/c.txt"]
+    counts = await _grep(tool, env, output_mode="count", **args)
+    assert counts.text.splitlines() == ["a.py:1", "pkg/b.py:2", "pkg/deep/c.txt:1"]
+
+
+@pytest.mark.parametrize("tool", ENGINES)
+async def test_glob_filter_and_path(tool: GrepTool, env: LocalEnvironment) -> None:
+    out = await _grep(tool, env, pattern="(?i)hello", glob="*.py")
+    assert out.text.splitlines() == [
+        "a.py:2:print('Hello')",
+        "pkg/b.py:1:HELLO = 1",
+        "pkg/b.py:2:hello = 2",
+    ]
+    out = await _grep(tool, env, pattern="hello", path="pkg/deep")
+    assert out.text.splitlines() == ["pkg/deep/c.txt:1:hello there"]
+    out = await _grep(tool, env, pattern="hello", path="pkg/b.py")
+    assert out.text.splitlines() == ["pkg/b.py:2:hello = 2"]
+
+
+@pytest.mark.parametrize("tool", ENGINES)
+async def test_head_limit_caps_and_says_so(tool: GrepTool, env: LocalEnvironment) -> None:
+    lines = "".join(f"match {i}\n" for i in range(1, 301))
+    (Path(env.working_directory()) / "many.txt").write_text(lines)
+    out = await _grep(tool, env, pattern="^match", head_limit=5)
+    assert out.text.splitlines()[:5] == [f"many.txt:{i}:match {i}" for i in range(1, 6)]
+    assert out.text.splitlines()[-1].startswith("[Showing 5 of 300 matching lines.")
+    default = await _grep(tool, env, pattern="^match")
+    assert "[Showing 100 of 300 matching lines." in default.text
+
+
+@pytest.mark.parametrize("tool", ENGINES)
+async def test_no_match_is_not_an_error(tool: GrepTool, env: LocalEnvironment) -> None:
+    out = await _grep(tool, env, pattern="absent-word")
+    assert not out.is_error and out.text == "No matches for 'absent-word' in .."
+
+
+@pytest.mark.parametrize("tool", ENGINES)
+async def test_mistakes_are_error_results(tool: GrepTool, env: LocalEnvironment) -> None:
+    bad_regex = await _grep(tool, env, pattern="(unclosed")
+    assert bad_regex.is_error and "unclosed" in bad_regex.text
+    missing = await _grep(tool, env, pattern="x", path="nowhere")
+    assert missing.is_error and "nowhere" in missing.text
+    outside = await _grep(tool, env, pattern="x", path="../")
+    assert outside.is_error and "outside" in outside.text
+
+
+async def test_long_lines_are_cut(env: LocalEnvironment) -> None:
+    (Path(env.working_directory()) / "long.txt").write_text("needle" + "x" * 5000 + "\n")
+    for tool in (RIPGREP, FALLBACK):
+        out = await _grep(tool, env, pattern="needle")
+        assert out.text.endswith("[... 4506 characters cut]") and len(out.text) < 600
+
+
+async def test_no_environment_is_an_error_result() -> None:
+    out = await GrepTool().execute({"pattern": "x"}, ToolContext())
+    assert out.is_error
+    out = await GlobTool().execute({"pattern": "x"}, ToolContext())
+    assert out.is_error
+
+
+def _touch(root: Path, name: str, age: float) -> None:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(name)
+    stamp = time.time() - age
+    os.utime(path, (stamp, stamp))
+
+
+async def test_glob_is_newest_first_and_respects_gitignore(tmp_path: Path) -> None:
+    for name, age in [("old.py", 300), ("src/new.py", 10), ("src/mid.py", 100)]:
+        _touch(tmp_path, name, age)
+    _touch(tmp_path, "build/gen.py", 0)
+    _touch(tmp_path, "notes.txt", 0)
+    (tmp_path / ".gitignore").write_text("build/\n")
+    context = ToolContext(environment=LocalEnvironment(tmp_path))
+    out = await GlobTool().execute({"pattern": "**/*.py"}, context)
+    assert out.text.splitlines() == ["src/new.py", "src/mid.py", "old.py"]
+    out = await GlobTool().execute({"pattern": "*.py", "path": "src"}, context)
+    assert out.text.splitlines() == ["src/new.py", "src/mid.py"]
+
+
+async def test_glob_caps_and_explains_empty_results(tmp_path: Path) -> None:
+    for i in range(10):
+        _touch(tmp_path, f"f{i}.txt", i)
+    context = ToolContext(environment=LocalEnvironment(tmp_path))
+    out = await GlobTool(max_results=3).execute({"pattern": "*.txt"}, context)
+    assert out.text.splitlines() == ["f0.txt", "f1.txt", "f2.txt", out.text.splitlines()[-1]]
+    assert out.text.splitlines()[-1].startswith("[Showing 3 of 10 files.")
+    out = await GlobTool().execute({"pattern": "*.py"}, context)
+    assert not out.is_error and "No files match '*.py'" in out.text and "**/" in out.text
+    out = await GlobTool().execute({"pattern": "*", "path": "../"}, context)
+    assert out.is_error and "outside" in out.text
