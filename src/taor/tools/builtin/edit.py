@@ -1,0 +1,152 @@
+"""``edit_file`` (over ``taor.tools.edit.apply_edit``) and ``apply_patch`` (``taor.tools.patch``).
+
+Both check every change in memory first and only then write through the environment, so an
+edit or patch that does not apply leaves every file as it was. Files are read as bytes and
+decoded as strict UTF-8: a binary or non-UTF-8 file is refused rather than rewritten with
+replacement characters. ``Environment`` has no delete operation, so a patch's deletions use the
+environment's ``remove`` when it has one, else ``rm`` run through the environment (the path has
+already passed the path policy).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from taor.env.base import Environment
+from taor.tools.base import ToolContext, ToolError, ToolOutput
+from taor.tools.builtin.read import environment_of, guarded, missing_file_message, model_output
+from taor.tools.edit import apply_edit
+from taor.tools.patch import FileChange, PatchResult, apply_patch, parse_patch
+
+
+async def read_utf8(env: Environment, path: str) -> str | None:
+    """The text of ``path``, None when it does not exist; ToolError for binary or non-UTF-8."""
+    if not await env.exists(path):
+        return None
+    if (await env.stat(path)).is_dir:
+        raise ToolError(f"{path!r} is a directory, not a file.")
+    data = await env.read_bytes(path)
+    if b"\x00" in data:
+        raise ToolError(f"{path!r} is a binary file; it cannot be edited as text.")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ToolError(
+            f"{path!r} is not valid UTF-8 (byte {exc.start}); editing it as text would corrupt "
+            "it. Convert it first (e.g. with iconv) or rewrite it with write_file."
+        ) from exc
+
+
+@dataclass(frozen=True, kw_only=True)
+class EditFileTool:
+    """Replaces an exact, unique string of a file (with a fuzzy fallback that says so)."""
+
+    name: str = "edit_file"
+    description: str = (
+        "Replace old_string with new_string in a file. old_string must match exactly one place "
+        "(include enough surrounding lines to make it unique) unless replace_all is true. If "
+        "nothing matches exactly, whitespace and typographic punctuation are tolerated and the "
+        "result says so. An empty old_string creates a missing (or fills an empty) file. The "
+        "result shows the edited region with line numbers."
+    )
+    parameters: Mapping[str, Any] = field(
+        default_factory=lambda: {
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "File path, relative to the workspace."},
+                "old_string": {"type": "string", "description": "The exact text to replace."},
+                "new_string": {"type": "string", "description": "The text to put in its place."},
+                "replace_all": {"type": "boolean", "description": "Replace every occurrence."},
+            },
+            "required": ["path", "old_string", "new_string"],
+            "additionalProperties": False,
+        }
+    )
+    read_only: bool = False
+
+    async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
+        return await guarded(self._edit(arguments, context))
+
+    async def _edit(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
+        env, path = environment_of(context), str(arguments["path"])
+        old, new = str(arguments["old_string"]), str(arguments["new_string"])
+        text = await read_utf8(env, path)
+        if text is None and old:
+            message = await missing_file_message(env, path)
+            return ToolOutput.error(f"{message} To create a file, use write_file.")
+        result = apply_edit(
+            text or "", old, new, replace_all=bool(arguments.get("replace_all", False))
+        )
+        await env.write(path, result.text)
+        meta = {"path": path, "replacements": result.replacements, "fuzzy": result.fuzzy}
+        return model_output(self.name, f"Edited {path}. {result.summary}", meta)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApplyPatchTool:
+    """Applies a v4a patch: all of it, or (when any part does not fit) none of it."""
+
+    name: str = "apply_patch"
+    description: str = (
+        "Apply a patch in the v4a format: `*** Begin Patch`, then sections `*** Add File: path` "
+        "(lines prefixed `+`), `*** Delete File: path` or `*** Update File: path` (optionally "
+        "`*** Move to: new_path`) with `@@` hunks of ` ` context, `-` removed and `+` added "
+        "lines, then `*** End Patch`. Every hunk is checked before anything is written: if one "
+        "does not apply, no file changes."
+    )
+    parameters: Mapping[str, Any] = field(
+        default_factory=lambda: {
+            "type": "object",
+            "properties": {"patch": {"type": "string", "description": "The patch text."}},
+            "required": ["patch"],
+            "additionalProperties": False,
+        }
+    )
+    read_only: bool = False
+
+    async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
+        return await guarded(self._apply(arguments, context))
+
+    async def _apply(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
+        env, patch = environment_of(context), str(arguments["patch"])
+        originals: dict[str, str | None] = {}
+        for section in parse_patch(patch):
+            for path in (section.path, getattr(section, "move_to", None)):
+                if path is not None and path not in originals:
+                    originals[path] = await read_utf8(env, path)
+        result = apply_patch(patch, originals.get)
+        await _write_changes(env, result)
+        meta = {"changes": [(c.action, c.path, c.moved_from) for c in result.changes]}
+        return model_output(self.name, result.summary, meta)
+
+
+async def _write_changes(env: Environment, result: PatchResult) -> None:
+    """Writes first, then deletions; a failure part-way says what was already done."""
+    ordered = sorted(result.changes, key=lambda c: c.content is None)
+    done: list[str] = []
+    for change in ordered:
+        try:
+            await _write_change(env, change)
+        except Exception as exc:  # guarded() reports it; say what was written already
+            if not done:
+                raise
+            raise ToolError(
+                f"{exc} The patch was applied only in part: {', '.join(done)} already changed."
+            ) from exc
+        done.append(change.path)
+
+
+async def _write_change(env: Environment, change: FileChange) -> None:
+    if change.content is not None:
+        await env.write(change.path, change.content)
+        return
+    remove = getattr(env, "remove", None)
+    if callable(remove):
+        await remove(change.path)
+        return
+    result = await env.run(f"rm -f -- {shlex.quote(change.path)}")
+    if result.exit_code != 0:
+        raise ToolError(f"Could not delete {change.path}: {result.output.strip()}")
