@@ -14,17 +14,25 @@ from taor.env.base import (
 )
 from taor.env.envvars import EnvPolicy, command_environ, filter_environ, is_secret_name
 from taor.env.local import LocalEnvironment
+from taor.env.memory import MemoryEnvironment
+from taor.env.memory_commands import CommandHandler, CommandScript
+from taor.env.memory_faults import Call, Fault
 from taor.env.paths import PathPolicy, resolve_lexically
 
 __all__ = [
+    "Call",
+    "CommandHandler",
     "CommandResult",
+    "CommandScript",
     "DirEntry",
     "EnvError",
     "EnvPolicy",
     "Environment",
+    "Fault",
     "FileStat",
     "GrepMatch",
     "LocalEnvironment",
+    "MemoryEnvironment",
     "OutputCallback",
     "PathNotFoundError",
     "PathPolicy",

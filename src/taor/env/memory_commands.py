@@ -1,0 +1,116 @@
+"""Scripted command results for ``MemoryEnvironment``.
+
+A script matches a command exactly (a ``str``), by a regex (a compiled ``re.Pattern``, used with
+``search``) or always (``None``). Exact scripts win; otherwise the first matching script in the
+order they were added. Its reply is the stdout text, a whole ``CommandResult``, or a handler
+``(command, cwd, env) -> CommandResult | str`` called with the absolute working directory and the
+extra variables the caller passed. A command no script matches exits 127 with a message.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from taor.env.base import CommandResult, OutputCallback, StreamName
+
+CommandHandler = Callable[[str, str, Mapping[str, str]], CommandResult | str]
+CommandReply = str | CommandResult | CommandHandler
+UNSCRIPTED_EXIT_CODE = 127
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CommandScript:
+    """What a matching command returns; ``exit_code``/``stderr``/``duration`` apply to text."""
+
+    match: str | re.Pattern[str] | None
+    reply: CommandReply
+    exit_code: int = 0
+    stderr: str = ""
+    duration: float = 0.0
+
+    def matches(self, command: str) -> bool:
+        if self.match is None:
+            return True
+        if isinstance(self.match, str):
+            return command == self.match
+        return self.match.search(command) is not None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Timing:
+    timeout: float
+    requested: float | None
+
+
+def _text_result(
+    command: str, stdout: str, stderr: str, exit_code: int, duration: float, timing: _Timing
+) -> CommandResult:
+    return CommandResult(
+        command=command,
+        exit_code=exit_code,
+        stdout=stdout,
+        stderr=stderr,
+        output=stdout + stderr,
+        duration=duration,
+        timed_out=False,
+        timeout=timing.timeout,
+        requested_timeout=timing.requested,
+    )
+
+
+class CommandScripts:
+    """The scripts of one environment, in the order they were added."""
+
+    def __init__(self) -> None:
+        self.scripts: list[CommandScript] = []
+
+    def add(self, script: CommandScript) -> None:
+        self.scripts.append(script)
+
+    def find(self, command: str) -> CommandScript | None:
+        """The exact script for ``command``, else the first that matches, else None."""
+        exact = [s for s in self.scripts if isinstance(s.match, str) and s.match == command]
+        return next(iter(exact), None) or next(
+            (s for s in self.scripts if s.matches(command)), None
+        )
+
+    def respond(
+        self,
+        command: str,
+        cwd: str,
+        env: Mapping[str, str],
+        timeout: float,
+        requested: float | None,
+    ) -> CommandResult:
+        """The scripted result of ``command``, or exit code 127 when nothing matches."""
+        timing = _Timing(timeout=timeout, requested=requested)
+        script = self.find(command)
+        if script is None:
+            message = f"MemoryEnvironment: no scripted result for {command!r}\n"
+            return _text_result(command, "", message, UNSCRIPTED_EXIT_CODE, 0.0, timing)
+        reply = script.reply
+        if callable(reply):
+            reply = reply(command, cwd, env)
+        if isinstance(reply, CommandResult):
+            return reply
+        return _text_result(
+            command, reply, script.stderr, script.exit_code, script.duration, timing
+        )
+
+
+async def replay_output(result: CommandResult, on_output: OutputCallback | None) -> None:
+    """Give the callback the result's stdout, then its stderr (each only when not empty)."""
+    if on_output is None:
+        return
+    streams: tuple[tuple[str, StreamName], ...] = (
+        (result.stdout, "stdout"),
+        (result.stderr, "stderr"),
+    )
+    for text, stream in streams:
+        if text:
+            returned = on_output(text, stream)
+            if inspect.isawaitable(returned):
+                await returned

@@ -1,0 +1,120 @@
+"""The call log of ``MemoryEnvironment``: every operation recorded, faults injected on the Nth call.
+
+An operation is a method name of the environment (``"write"``, ``"read_text"``, ``"run"``, ...)
+or any name a caller routes through ``CallLog.intercept`` (the tool layer uses ``"tool:<name>"``).
+Calls are counted per operation from 1. A fault either raises its ``error`` or returns its
+``result`` instead of doing the operation; ``nth=None`` applies it to every later call.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TypeVar, cast
+
+T = TypeVar("T")
+NO_RESULT: object = object()
+"""The default of ``result=``: no result given (``None`` is a valid result)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Fault:
+    """Make call ``nth`` (1-based; None: every call) of ``operation`` raise or return."""
+
+    operation: str
+    nth: int | None = 1
+    error: BaseException | type[BaseException] | None = None
+    result: object = NO_RESULT
+
+    def __post_init__(self) -> None:
+        if (self.error is None) == (self.result is NO_RESULT):
+            raise ValueError("A fault needs exactly one of error= or result=.")
+        if self.nth is not None and self.nth < 1:
+            raise ValueError("nth counts calls from 1.")
+
+    def applies_to(self, operation: str, count: int) -> bool:
+        """True when this fault hits call number ``count`` of ``operation``."""
+        return operation == self.operation and self.nth in (None, count)
+
+    def trigger(self) -> object:
+        """Raise the error, or return the result."""
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Call:
+    """One recorded operation: its arguments and what came of it (a result or an error)."""
+
+    operation: str
+    arguments: Mapping[str, object] = field(default_factory=dict)
+    result: object = None
+    error: BaseException | None = None
+    injected: bool = False
+
+    @property
+    def outcome(self) -> object:
+        """The error when the call raised, else the result."""
+        return self.error if self.error is not None else self.result
+
+
+class CallLog:
+    """Records calls in ``calls`` and applies the faults registered with ``fail``."""
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self._faults: list[Fault] = []
+        self._counts: Counter[str] = Counter()
+
+    def fail(
+        self,
+        operation: str,
+        *,
+        nth: int | None = 1,
+        error: BaseException | type[BaseException] | None = None,
+        result: object = NO_RESULT,
+    ) -> Fault:
+        """Make call ``nth`` of ``operation`` raise ``error`` or return ``result``."""
+        fault = Fault(operation=operation, nth=nth, error=error, result=result)
+        self._faults.append(fault)
+        return fault
+
+    def calls_of(self, operation: str) -> list[Call]:
+        """The recorded calls of one operation, in order."""
+        return [call for call in self.calls if call.operation == operation]
+
+    def _next_fault(self, operation: str) -> Fault | None:
+        self._counts[operation] += 1
+        count = self._counts[operation]
+        return next((f for f in self._faults if f.applies_to(operation, count)), None)
+
+    def _finish(self, call: Call, error: BaseException | None, result: object) -> None:
+        self.calls.append(replace(call, result=result, error=error))
+
+    def call(self, operation: str, arguments: Mapping[str, object], action: Callable[[], T]) -> T:
+        """Do a synchronous ``action`` as call of ``operation``: faults applied, call recorded."""
+        fault = self._next_fault(operation)
+        pending = Call(operation=operation, arguments=dict(arguments), injected=fault is not None)
+        try:
+            value = cast(T, fault.trigger()) if fault is not None else action()
+        except BaseException as exc:
+            self._finish(pending, exc, None)
+            raise
+        self._finish(pending, None, value)
+        return value
+
+    async def intercept(
+        self, operation: str, arguments: Mapping[str, object], action: Callable[[], Awaitable[T]]
+    ) -> T:
+        """Await ``action`` as a call of ``operation``: faults applied, call (and error) recorded."""
+        fault = self._next_fault(operation)
+        pending = Call(operation=operation, arguments=dict(arguments), injected=fault is not None)
+        try:
+            value = cast(T, fault.trigger()) if fault is not None else await action()
+        except BaseException as exc:
+            self._finish(pending, exc, None)
+            raise
+        self._finish(pending, None, value)
+        return value
