@@ -8,8 +8,10 @@ from typing import Any
 import pytest
 
 from taor.env import LocalEnvironment
+from taor.llm.types import ToolCallPart
 from taor.tools.base import Tool, ToolContext, ToolOutput
 from taor.tools.builtin import ListDirTool, WriteFileTool, file_tools
+from taor.tools.registry import ToolRegistry
 
 
 @pytest.fixture
@@ -33,6 +35,18 @@ def test_file_tools_are_the_six_with_their_read_only_flags() -> None:
         "apply_patch": False,
     }
     assert all(isinstance(tool, Tool) for tool in file_tools())
+
+
+async def test_the_registry_validates_their_arguments_and_runs_them(root: Path) -> None:
+    registry = ToolRegistry(file_tools())
+    assert len(registry.definitions()) == 6
+    context = ToolContext(environment=LocalEnvironment(root))
+    bad = ToolCallPart(id="1", name="write_file", arguments={"path": "a.txt"})
+    assert (await registry.execute(bad, context)).is_error
+    good = ToolCallPart(id="2", name="write_file", arguments={"path": "a.txt", "content": "x"})
+    assert (await registry.execute(good, context)).text == "Created a.txt (1 line)."
+    listing = ToolCallPart(id="3", name="list_dir", arguments={"depth": 1})
+    assert "a.txt (1 byte)" in (await registry.execute(listing, context)).text
 
 
 async def test_write_creates_parents_then_overwrites(root: Path) -> None:

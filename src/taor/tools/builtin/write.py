@@ -113,7 +113,9 @@ class ListDirTool:
 def _label(entry: DirEntry) -> str:
     if entry.is_dir:
         return entry.name + "/"
-    return entry.name if entry.size is None else f"{entry.name} ({entry.size} bytes)"
+    if entry.size is None:
+        return entry.name
+    return f"{entry.name} ({entry.size} byte{'' if entry.size == 1 else 's'})"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
