@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Mapping
 
@@ -113,6 +114,30 @@ async def test_a_handler_or_script_may_give_a_whole_result() -> None:
     assert await env.run("fail now") is slow
 
 
+async def test_an_async_handler_simulates_a_slow_command_that_cleanup_cancels() -> None:
+    env = MemoryEnvironment()
+    started = asyncio.Event()
+
+    async def slow(command: str, cwd: str, extra: Mapping[str, str]) -> str:
+        started.set()
+        await asyncio.sleep(30)
+        return "never"
+
+    async def quick(command: str, cwd: str, extra: Mapping[str, str]) -> str:
+        return "done\n"
+
+    env.script("sleep 30", slow)
+    env.script("quick", quick)
+    assert (await env.run("quick")).stdout == "done\n"
+    task = asyncio.create_task(env.run("sleep 30"))
+    await started.wait()
+    await env.cleanup()
+    assert task.cancelled()
+    run = env.calls_of("run")[-1]
+    assert isinstance(run.error, asyncio.CancelledError)
+    assert [c.operation for c in env.calls][-1] == "cleanup"
+
+
 async def test_an_unscripted_command_exits_127_and_says_so() -> None:
     env = MemoryEnvironment()
     result = await env.run("rm -rf /")
@@ -172,8 +197,8 @@ async def test_a_fault_may_return_a_result_on_every_call() -> None:
     assert (await env.run("true")).exit_code == 0
     assert await env.run("true") == "not a CommandResult, on purpose"  # type: ignore[comparison-overlap]
     assert env.platform() == "linux"
-    env.fail("platform", result="plan9")
-    assert env.platform() == "linux"  # the first platform call was already made
+    env.fail("platform", nth=2, result="plan9")  # counted from now
+    assert (env.platform(), env.platform(), env.platform()) == ("linux", "plan9", "linux")
     env.fail("os_version", error=EnvError("no uname"))
     with pytest.raises(EnvError, match="no uname"):
         env.os_version()

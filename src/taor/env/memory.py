@@ -20,14 +20,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 
-from taor.env.base import (
-    CommandResult,
-    DirEntry,
-    EnvError,
-    FileStat,
-    GrepMatch,
-    OutputCallback,
-)
+from taor.env.base import CommandResult, DirEntry, EnvError, FileStat, GrepMatch, OutputCallback
 from taor.env.memory_commands import CommandReply, CommandScript, CommandScripts, replay_output
 from taor.env.memory_faults import NO_RESULT, Call, CallLog, Fault
 from taor.env.memory_fs import MemoryTree, encode, read_lines, read_range
@@ -84,7 +77,7 @@ class MemoryEnvironment:
         error: BaseException | type[BaseException] | None = None,
         result: object = NO_RESULT,
     ) -> Fault:
-        """Make call ``nth`` (1-based; None: every call) of ``operation`` raise or return."""
+        """Make the ``nth`` call of ``operation`` from now (None: every call) raise or return."""
         return self.log.fail(operation, nth=nth, error=error, result=result)
 
     def script(
@@ -114,7 +107,8 @@ class MemoryEnvironment:
         self.log.call("initialize", {}, lambda: None)
 
     async def cleanup(self) -> None:
-        self.log.call("cleanup", {}, lambda: None)
+        """Cancel the commands whose (async) handlers are still running."""
+        await self.log.intercept("cleanup", {}, self.commands.cancel_running)
 
     def working_directory(self) -> str:
         return self.log.call("working_directory", {}, lambda: self.roots[0])
@@ -180,7 +174,9 @@ class MemoryEnvironment:
             applied, requested = clamp_timeout(
                 timeout, default=self.default_timeout, maximum=self.max_timeout
             )
-            result = self.commands.respond(command, directory, dict(env or {}), applied, requested)
+            result = await self.commands.respond(
+                command, directory, dict(env or {}), applied, requested
+            )
             await replay_output(result, on_output)
             return result
 

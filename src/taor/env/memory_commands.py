@@ -3,20 +3,24 @@
 A script matches a command exactly (a ``str``), by a regex (a compiled ``re.Pattern``, used with
 ``search``) or always (``None``). Exact scripts win; otherwise the first matching script in the
 order they were added. Its reply is the stdout text, a whole ``CommandResult``, or a handler
-``(command, cwd, env) -> CommandResult | str`` called with the absolute working directory and the
-extra variables the caller passed. A command no script matches exits 127 with a message.
+``(command, cwd, env) -> CommandResult | str`` (or an awaitable of one: a slow command to cancel)
+called with the absolute working directory and the extra variables the caller passed. A command
+no script matches exits 127 with a message.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
 from taor.env.base import CommandResult, OutputCallback, StreamName
 
-CommandHandler = Callable[[str, str, Mapping[str, str]], CommandResult | str]
+CommandHandler = Callable[
+    [str, str, Mapping[str, str]], CommandResult | str | Awaitable[CommandResult | str]
+]
 CommandReply = str | CommandResult | CommandHandler
 UNSCRIPTED_EXIT_CODE = 127
 
@@ -66,6 +70,7 @@ class CommandScripts:
 
     def __init__(self) -> None:
         self.scripts: list[CommandScript] = []
+        self._running: set[asyncio.Task[object]] = set()
 
     def add(self, script: CommandScript) -> None:
         self.scripts.append(script)
@@ -77,28 +82,52 @@ class CommandScripts:
             (s for s in self.scripts if s.matches(command)), None
         )
 
-    def respond(
+    async def cancel_running(self) -> None:
+        """Cancel the tasks awaiting a handler (all but the current one) and wait for them."""
+        tasks = [t for t in self._running if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def respond(
         self,
         command: str,
         cwd: str,
         env: Mapping[str, str],
-        timeout: float,
+        limit: float,
         requested: float | None,
     ) -> CommandResult:
-        """The scripted result of ``command``, or exit code 127 when nothing matches."""
-        timing = _Timing(timeout=timeout, requested=requested)
+        """The scripted result of ``command`` (exit code 127 when nothing matches).
+
+        ``limit`` is the timeout applied, ``requested`` the one asked for when it was clamped.
+        """
+        timing = _Timing(timeout=limit, requested=requested)
         script = self.find(command)
         if script is None:
             message = f"MemoryEnvironment: no scripted result for {command!r}\n"
             return _text_result(command, "", message, UNSCRIPTED_EXIT_CODE, 0.0, timing)
-        reply = script.reply
-        if callable(reply):
-            reply = reply(command, cwd, env)
+        reply = await self._reply(script, command, cwd, env)
         if isinstance(reply, CommandResult):
             return reply
         return _text_result(
             command, reply, script.stderr, script.exit_code, script.duration, timing
         )
+
+    async def _reply(
+        self, script: CommandScript, command: str, cwd: str, env: Mapping[str, str]
+    ) -> CommandResult | str:
+        if not callable(script.reply):
+            return script.reply
+        reply = script.reply(command, cwd, env)
+        if not inspect.isawaitable(reply):
+            return reply
+        task = asyncio.current_task()
+        if task is not None:
+            self._running.add(task)
+        try:
+            return await reply
+        finally:
+            self._running.discard(task)
 
 
 async def replay_output(result: CommandResult, on_output: OutputCallback | None) -> None:

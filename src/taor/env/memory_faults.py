@@ -2,7 +2,8 @@
 
 An operation is a method name of the environment (``"write"``, ``"read_text"``, ``"run"``, ...)
 or any name a caller routes through ``CallLog.intercept`` (the tool layer uses ``"tool:<name>"``).
-Calls are counted per operation from 1. A fault either raises its ``error`` or returns its
+Calls are counted per operation, from 1 at the call after the fault was registered (so
+``fail("write")`` hits the next write). A fault either raises its ``error`` or returns its
 ``result`` instead of doing the operation; ``nth=None`` applies it to every later call.
 """
 
@@ -20,10 +21,14 @@ NO_RESULT: object = object()
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Fault:
-    """Make call ``nth`` (1-based; None: every call) of ``operation`` raise or return."""
+    """Make call ``nth`` (1-based; None: every call) of ``operation`` raise or return.
+
+    ``after`` is how many calls of ``operation`` had been made when the fault was registered.
+    """
 
     operation: str
     nth: int | None = 1
+    after: int = 0
     error: BaseException | type[BaseException] | None = None
     result: object = NO_RESULT
 
@@ -35,7 +40,9 @@ class Fault:
 
     def applies_to(self, operation: str, count: int) -> bool:
         """True when this fault hits call number ``count`` of ``operation``."""
-        return operation == self.operation and self.nth in (None, count)
+        if operation != self.operation or count <= self.after:
+            return False
+        return self.nth is None or count - self.after == self.nth
 
     def trigger(self) -> object:
         """Raise the error, or return the result."""
@@ -76,8 +83,9 @@ class CallLog:
         error: BaseException | type[BaseException] | None = None,
         result: object = NO_RESULT,
     ) -> Fault:
-        """Make call ``nth`` of ``operation`` raise ``error`` or return ``result``."""
-        fault = Fault(operation=operation, nth=nth, error=error, result=result)
+        """Make the ``nth`` call of ``operation`` from now raise ``error`` or return ``result``."""
+        after = self._counts[operation]
+        fault = Fault(operation=operation, nth=nth, error=error, result=result, after=after)
         self._faults.append(fault)
         return fault
 
