@@ -3,7 +3,8 @@
 ``find_rg`` looks beside the running interpreter's scripts first (a venv or user install of the
 ``ripgrep`` package), then on ``PATH``. ``run_rg`` runs it through the environment's command
 runner, with the argv shell-quoted, in the workspace root, and parses its ``--null`` output
-(a path, a NUL byte, then ``line:text`` or a count), which no file name can make ambiguous.
+(a path, a NUL byte, then ``line:text`` lines or a count), which no file name can make
+ambiguous. Matches come back sorted by path then line (rg prints each file's lines in order).
 
 The flags make rg search like the pure-Python fallback of ``taor.env.search``: hidden files
 included, ``.git`` skipped, ``.gitignore`` honoured inside or outside a git repository, binary
@@ -49,22 +50,26 @@ def find_rg() -> str | None:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class RgQuery:
-    """One search: ``counts`` asks for matching-line counts per file instead of the lines."""
+    """One search: ``counts`` asks for matching-line counts per file instead of the lines;
+    ``limit`` caps the lines parsed (the first by path and line number; all are counted)."""
 
     pattern: str
     path: str
     glob: str | None = None
     ignore_case: bool = False
     counts: bool = False
+    limit: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class RgResult:
-    """What rg found: matching lines, or (path, count) pairs; ``complete`` is False when output
-    was dropped to bound memory or rg reported errors alongside its results."""
+    """What rg found: matching lines sorted by path and line number (at most the query's
+    ``limit``; ``total`` counts all of them), or (path, count) pairs sorted by path.
+    ``complete`` is False when output was dropped to bound memory or rg reported errors."""
 
     lines: list[GrepMatch]
     counts: list[tuple[str, int]]
+    total: int = 0
     complete: bool = True
     errors: str = ""
 
@@ -72,7 +77,7 @@ class RgResult:
 def rg_argv(rg: str, query: RgQuery) -> list[str]:
     """The command line for ``query``."""
     argv = [rg, *_FLAGS, "--null", "--with-filename"]
-    argv.append("--count" if query.counts else "--line-number")
+    argv += ["--count"] if query.counts else ["--line-number", "--heading"]
     if query.ignore_case:
         argv.append("--ignore-case")
     if query.glob:
@@ -90,31 +95,63 @@ async def run_rg(environment: Any, rg: str, query: RgQuery) -> RgResult | None:
         raise EnvError(f"The search timed out after {result.timeout:g} s; narrow the path.")
     if result.exit_code not in (0, 1) and not result.stdout:
         raise EnvError(f"ripgrep failed: {result.stderr.strip() or result.output.strip()}")
-    records = [r for r in result.stdout.split("\n") if "\0" in r]
-    lines, counts = ([], _parse_counts(records)) if query.counts else (_parse_lines(records), [])
-    complete = result.exit_code in (0, 1) and not result.stdout_dropped
-    return RgResult(lines=lines, counts=counts, complete=complete, errors=result.stderr.strip())
+    if query.counts:
+        counts = _parse_counts(result.stdout)
+        lines: list[GrepMatch] = []
+        total = len(counts)
+    else:
+        lines, total = _parse_blocks(result.stdout, query.limit)
+        counts = []
+    return RgResult(
+        lines=lines,
+        counts=counts,
+        total=total,
+        complete=result.exit_code in (0, 1) and not result.stdout_dropped,
+        errors=result.stderr.strip(),
+    )
 
 
 def _display(path: str) -> str:
     return path[2:] if path.startswith("./") else path
 
 
-def _parse_lines(records: list[str]) -> list[GrepMatch]:
+def _by_path(chunk: str) -> str:
+    return chunk[: chunk.index("\0")]
+
+
+def _parse_blocks(stdout: str, limit: int | None) -> tuple[list[GrepMatch], int]:
+    """The first ``limit`` matches by path and line, and how many there are in all.
+
+    With ``--heading --null`` each file is one block, ``path NUL line:text ...``, blocks apart by
+    an empty line; only the blocks shown are split into lines.
+    """
+    blocks = [block for block in stdout.split("\n\n") if "\0" in block]
+    blocks.sort(key=_by_path)
+    matches: list[GrepMatch] = []
+    total = 0
+    for block in blocks:
+        path, _, body = block.partition("\0")
+        body = body.rstrip("\n")
+        total += body.count("\n") + 1
+        if limit is None or len(matches) < limit:
+            matches += _parse_lines(_display(path), body.split("\n"))
+    return matches[:limit], total
+
+
+def _parse_lines(path: str, lines: list[str]) -> list[GrepMatch]:
     matches = []
-    for record in records:
-        path, _, rest = record.partition("\0")
-        number, sep, text = rest.partition(":")
+    for record in lines:
+        number, sep, text = record.partition(":")
         if sep and number.isdigit():
             line = text.removesuffix("\r")
-            matches.append(GrepMatch(path=_display(path), line_number=int(number), line=line))
+            matches.append(GrepMatch(path=path, line_number=int(number), line=line))
     return matches
 
 
-def _parse_counts(records: list[str]) -> list[tuple[str, int]]:
+def _parse_counts(stdout: str) -> list[tuple[str, int]]:
     counts = []
-    for record in records:
+    for record in stdout.split("\n"):
         path, _, count = record.partition("\0")
         if count.strip().isdigit():
             counts.append((_display(path), int(count)))
-    return counts
+    return sorted(counts)

@@ -167,3 +167,13 @@ async def test_glob_caps_and_explains_empty_results(tmp_path: Path) -> None:
     assert not out.is_error and "No files match '*.py'" in out.text and "**/" in out.text
     out = await GlobTool().execute({"pattern": "*", "path": "../"}, context)
     assert out.is_error and "outside" in out.text
+
+
+@pytest.mark.parametrize("tool", ENGINES)
+async def test_colons_in_names_and_lines_survive(tool: GrepTool, env: LocalEnvironment) -> None:
+    root = Path(env.working_directory())
+    (root / "odd:name.txt").write_text("x\nkey: needle: value\n\nneedle\n")
+    out = await _grep(tool, env, pattern="needle")
+    assert out.text.splitlines() == ["odd:name.txt:2:key: needle: value", "odd:name.txt:4:needle"]
+    out = await _grep(tool, env, pattern="needle", output_mode="count")
+    assert out.text.splitlines() == ["odd:name.txt:2"]

@@ -73,10 +73,10 @@ def _output(text: str, limits: Limits, metadata: dict[str, Any]) -> ToolOutput:
     return ToolOutput.of(cut.text, metadata=metadata)
 
 
-def _capped(entries: list[str], limit: int, what: str, hint: str) -> str:
+def _capped(entries: list[str], total: int, limit: int, what: str, hint: str) -> str:
     text = "\n".join(entries[:limit])
-    if len(entries) > limit:
-        text += f"\n[Showing {limit} of {len(entries)} {what}. {hint}]"
+    if total > limit:
+        text += f"\n[Showing {limit} of {total} {what}. {hint}]"
     return text
 
 
@@ -86,13 +86,12 @@ def _short(line: str) -> str:
     return f"{line[:MAX_LINE_CHARS]} [... {len(line) - MAX_LINE_CHARS} characters cut]"
 
 
-def _entries(mode: str, lines: list[GrepMatch], counts: list[tuple[str, int]]) -> list[str]:
+def _entries(mode: str, found: RgResult) -> list[str]:
     if mode == "content":
-        ordered = sorted(lines, key=lambda m: (m.path, m.line_number))
-        return [f"{m.path}:{m.line_number}:{_short(m.line)}" for m in ordered]
+        return [f"{m.path}:{m.line_number}:{_short(m.line)}" for m in found.lines]
     if mode == "count":
-        return [f"{path}:{count}" for path, count in sorted(counts)]
-    return [path for path, _ in sorted(counts)]
+        return [f"{path}:{count}" for path, count in sorted(found.counts)]
+    return [path for path, _ in sorted(found.counts)]
 
 
 def _runs_here(environment: Any) -> bool:
@@ -130,18 +129,20 @@ class GrepTool:
             return ToolOutput.error(str(exc))
 
     async def _search(self, arguments: Mapping[str, Any], environment: Any) -> ToolOutput:
+        mode = arguments.get("output_mode", "content")
+        head_limit = int(arguments.get("head_limit") or DEFAULT_HEAD_LIMIT)
         query = RgQuery(
             pattern=arguments["pattern"],
             path=(await environment.stat(arguments.get("path") or ".")).path,
             glob=arguments.get("glob") or None,
             ignore_case=bool(arguments.get("case_insensitive", False)),
-            counts=arguments.get("output_mode", "content") != "content",
+            counts=mode != "content",
+            limit=head_limit,
         )
         found, engine = await self._ripgrep(environment, query), "ripgrep"
         if found is None:
             found, engine = await _fallback(environment, query), "python"
-        mode = arguments.get("output_mode", "content")
-        return self._format(query, mode, found, arguments.get("head_limit"), engine)
+        return self._format(query, mode, found, engine)
 
     async def _ripgrep(self, environment: Any, query: RgQuery) -> RgResult | None:
         rg = self.rg_path or find_rg()
@@ -149,19 +150,17 @@ class GrepTool:
             return None
         return await run_rg(environment, rg, query)
 
-    def _format(
-        self, query: RgQuery, mode: str, found: RgResult, head_limit: int | None, engine: str
-    ) -> ToolOutput:
-        entries = _entries(mode, found.lines, found.counts)
-        if not entries:
+    def _format(self, query: RgQuery, mode: str, found: RgResult, engine: str) -> ToolOutput:
+        entries = _entries(mode, found)
+        if not found.total:
             text = f"No matches for {query.pattern!r} in {query.path}."
         else:
             what = "matching lines" if mode == "content" else "files"
             hint = "Narrow the path, pattern or glob, or raise head_limit."
-            text = _capped(entries, head_limit or DEFAULT_HEAD_LIMIT, what, hint)
+            text = _capped(entries, found.total, query.limit or DEFAULT_HEAD_LIMIT, what, hint)
         if not found.complete:
             text += f"\n[NOTE: the search may be incomplete: {found.errors[:300] or 'output cut'}]"
-        metadata: dict[str, Any] = {"engine": engine, "entries": len(entries)}
+        metadata: dict[str, Any] = {"engine": engine, "entries": found.total}
         return _output(text, self.limits or limits_for("grep"), metadata)
 
 
@@ -175,9 +174,11 @@ async def _fallback(environment: Any, query: RgQuery) -> RgResult:
     )
     complete = len(matches) < FALLBACK_MAX_MATCHES
     if not query.counts:
-        return RgResult(lines=matches, counts=[], complete=complete)
-    counts = Counter(m.path for m in matches)
-    return RgResult(lines=[], counts=list(counts.items()), complete=complete)
+        matches.sort(key=lambda m: (m.path, m.line_number))
+        lines = matches[: query.limit]
+        return RgResult(lines=lines, counts=[], total=len(matches), complete=complete)
+    counts = sorted(Counter(m.path for m in matches).items())
+    return RgResult(lines=[], counts=counts, total=len(counts), complete=complete)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -207,6 +208,6 @@ class GlobTool:
             text = f"No files match {pattern!r} in {path}.{hint}"
         else:
             hint = "Use a more specific pattern or path."
-            text = _capped(found, self.max_results, "files", hint)
+            text = _capped(found, len(found), self.max_results, "files", hint)
         metadata: dict[str, Any] = {"files": len(found)}
         return _output(text, self.limits or limits_for("glob"), metadata)
