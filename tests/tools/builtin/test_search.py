@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from taor.env.base import EnvError
 from taor.env.local import LocalEnvironment
+from taor.env.memory import MemoryEnvironment
 from taor.tools.base import Tool, ToolContext, ToolOutput
 from taor.tools.builtin.search import GlobTool, GrepTool
 from taor.tools.registry import ToolRegistry
@@ -177,3 +179,19 @@ async def test_colons_in_names_and_lines_survive(tool: GrepTool, env: LocalEnvir
     assert out.text.splitlines() == ["odd:name.txt:2:key: needle: value", "odd:name.txt:4:needle"]
     out = await _grep(tool, env, pattern="needle", output_mode="count")
     assert out.text.splitlines() == ["odd:name.txt:2"]
+
+
+async def test_on_memory_environment_grep_falls_back_and_glob_works() -> None:
+    ticks = iter(range(100))
+    env = MemoryEnvironment(
+        files=FILES | {".gitignore": "build/\n*.log\n"}, clock=lambda: next(ticks)
+    )
+    context = ToolContext(environment=env)
+    out = await GrepTool().execute({"pattern": "hello"}, context)
+    assert out.metadata["engine"] == "python" and not env.calls_of("run")
+    assert out.text.splitlines() == ["pkg/b.py:2:hello = 2", "pkg/deep/c.txt:1:hello there"]
+    out = await GlobTool().execute({"pattern": "**/*.py"}, context)
+    assert out.text.splitlines() == ["pkg/b.py", "a.py"]  # written later is newer
+    env.fail("grep", error=EnvError("disk on fire"))
+    out = await GrepTool().execute({"pattern": "hello"}, context)
+    assert out.is_error and out.text == "disk on fire"

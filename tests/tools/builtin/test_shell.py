@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from taor.env.base import EnvError
 from taor.env.local import LocalEnvironment
+from taor.env.memory import MemoryEnvironment
 from taor.tools.base import Tool, ToolContext
 from taor.tools.builtin.shell import ShellTool
 from taor.tools.registry import ToolRegistry
@@ -133,3 +135,19 @@ async def test_a_bad_working_environment_is_an_error_result(tmp_path: Path) -> N
     env = LocalEnvironment(tmp_path / "missing")
     out = await ShellTool().execute({"command": "true"}, _context(env))
     assert out.is_error
+
+
+async def test_on_memory_environment_scripted_results_and_faults() -> None:
+    env = MemoryEnvironment(max_timeout=60)
+    env.script("make test", "3 passed, 1 failed\n", exit_code=2, stderr="FAILED t.py\n")
+    chunks: list[str] = []
+    context = ToolContext(environment=env, on_output=chunks.append)
+    out = await ShellTool().execute({"command": "make test", "timeout": 900}, context)
+    assert not out.is_error and out.text.startswith("Exit code: 2 |")
+    assert "3 passed, 1 failed" in out.text and "FAILED t.py" in out.text
+    assert "timeout clamped from 900 s to the maximum 60 s" in out.text
+    assert "".join(chunks) == "3 passed, 1 failed\nFAILED t.py\n"
+    assert env.calls_of("run")[0].arguments["timeout"] == 900
+    env.fail("run", error=EnvError("The command could not be started: no bash"))
+    out = await ShellTool().execute({"command": "make test"}, context)
+    assert out.is_error and out.text == "The command could not be started: no bash"
