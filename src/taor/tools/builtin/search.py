@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taor.env.base import EnvError, GrepMatch
+from taor.env.local import LocalEnvironment
 from taor.tools.base import ToolContext, ToolOutput
 from taor.tools.ripgrep import RgQuery, RgResult, find_rg, run_rg
 from taor.tools.truncation import Limits, limits_for, truncate
@@ -90,15 +91,8 @@ def _entries(mode: str, found: RgResult) -> list[str]:
     if mode == "content":
         return [f"{m.path}:{m.line_number}:{_short(m.line)}" for m in found.lines]
     if mode == "count":
-        return [f"{path}:{count}" for path, count in sorted(found.counts)]
-    return [path for path, _ in sorted(found.counts)]
-
-
-def _runs_here(environment: Any) -> bool:
-    """Whether the environment runs commands on this machine, where the rg binary is."""
-    from taor.env.local import LocalEnvironment  # taor.tools imports taor.env lazily
-
-    return isinstance(environment, LocalEnvironment)
+        return [f"{path}:{count}" for path, count in found.counts]
+    return [path for path, _ in found.counts]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -146,7 +140,8 @@ class GrepTool:
 
     async def _ripgrep(self, environment: Any, query: RgQuery) -> RgResult | None:
         rg = self.rg_path or find_rg()
-        if not self.use_ripgrep or rg is None or not _runs_here(environment):
+        local = isinstance(environment, LocalEnvironment)  # and the sandbox: rg is on this host
+        if not self.use_ripgrep or rg is None or not local:
             return None
         return await run_rg(environment, rg, query)
 
