@@ -195,3 +195,14 @@ async def test_on_memory_environment_grep_falls_back_and_glob_works() -> None:
     env.fail("grep", error=EnvError("disk on fire"))
     out = await GrepTool().execute({"pattern": "hello"}, context)
     assert out.is_error and out.text == "disk on fire"
+
+
+async def test_rg_output_cut_by_the_environment_is_reported(tmp_path: Path) -> None:
+    for i in range(50):
+        (tmp_path / f"f{i:02}.txt").write_text("needle\n" * 20)
+    env = LocalEnvironment(tmp_path, output_cap=2000)  # keeps 2000 bytes of head and of tail
+    out = await _grep(RIPGREP, env, pattern="needle", head_limit=5)
+    assert not out.is_error and out.metadata["engine"] == "ripgrep"
+    lines = out.text.splitlines()
+    assert all(line.endswith(":needle") for line in lines[:5])
+    assert lines[-1] == "[NOTE: the search may be incomplete: output cut]"

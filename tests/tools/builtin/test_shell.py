@@ -37,13 +37,14 @@ def test_is_a_tool_that_writes() -> None:
 
 async def test_returns_exit_code_duration_and_output(env: LocalEnvironment) -> None:
     (Path(env.working_directory()) / "f.txt").write_text("content\n")
-    out = await ShellTool().execute({"command": "cat f.txt; echo oops >&2"}, _context(env))
+    args = {"command": "cat f.txt; echo oops >&2", "description": "Show f.txt"}
+    out = await ShellTool().execute(args, _context(env))
     assert not out.is_error
     header, _, body = out.text.partition("\n")
     assert header.startswith("Exit code: 0 | Duration: ")
     assert "content\n" in body and "oops" in body
     assert out.metadata["exit_code"] == 0 and out.metadata["stderr"] == "oops\n"
-    assert out.metadata["duration"] >= 0
+    assert out.metadata["duration"] >= 0 and out.metadata["description"] == "Show f.txt"
 
 
 async def test_non_zero_exit_is_not_an_error_result(env: LocalEnvironment) -> None:

@@ -111,12 +111,13 @@ class ShellTool:
             result: CommandResult = run.result()
         except EnvError as exc:
             return ToolOutput.error(str(exc))
-        return self._output(result)
+        return self._output(result, arguments.get("description", ""))
 
-    def _output(self, result: CommandResult) -> ToolOutput:
+    def _output(self, result: CommandResult, description: str) -> ToolOutput:
         cut = truncate(result.output, self.limits or limits_for("shell"))
         metadata = _metadata(result)
         metadata.update(omitted_chars=cut.omitted_chars, omitted_lines=cut.omitted_lines)
+        metadata["description"] = description
         body = cut.text if cut.text.strip() else "(no output)"
         return ToolOutput.of(
             f"{_header(result)}\n{body}", is_error=result.timed_out, metadata=metadata
