@@ -169,3 +169,17 @@ async def test_allowed_roots_are_usable_by_absolute_path(root: Path, tmp_path: P
 
     assert await env.read_text(str(cache / "note.txt")) == "kept\n"
     assert await env.glob("*.txt", str(cache)) == [str((cache / "note.txt").resolve())]
+
+
+async def test_remove_deletes_a_symlink_not_its_target(env: LocalEnvironment, root: Path) -> None:
+    (root / "target.txt").write_text("kept\n")
+    (root / "link.txt").symlink_to(root / "target.txt")
+    (root / "outward").symlink_to(root.parent / "secret.txt")
+
+    await env.remove("link.txt")
+
+    assert not (root / "link.txt").is_symlink()
+    assert (root / "target.txt").read_text() == "kept\n"
+    with pytest.raises(PathPolicyError):
+        await env.remove("outward")
+    assert (root.parent / "secret.txt").exists()

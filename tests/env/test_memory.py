@@ -252,3 +252,18 @@ async def test_other_layers_can_route_named_calls_through_the_log() -> None:
     with pytest.raises(TimeoutError):
         await env.log.intercept("tool:read_file", {"path": "a"}, execute)
     assert [c.injected for c in env.calls_of("tool:read_file")] == [False, True]
+
+
+async def test_remove_is_recorded_and_fault_injectable() -> None:
+    env = MemoryEnvironment(files={"a.txt": "a", "b.txt": "b"})
+    env.fail("remove", nth=2, error=EnvError("read-only filesystem"))
+
+    await env.remove("a.txt")
+    with pytest.raises(EnvError, match="read-only"):
+        await env.remove("b.txt")
+
+    assert env.files == {"b.txt": b"b"}
+    assert [(c.arguments, c.injected) for c in env.calls_of("remove")] == [
+        ({"path": "a.txt"}, False),
+        ({"path": "b.txt"}, True),
+    ]

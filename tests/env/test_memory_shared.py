@@ -162,12 +162,28 @@ async def test_glob_matches_files_under_a_path(env: Environment) -> None:
     assert await env.glob("*.nothing") == []
 
 
+async def test_remove_deletes_a_file_and_refuses_the_rest(env: Environment) -> None:
+    await env.write("src/a.txt", "a\n")
+    await env.write("src/b.txt", "b\n")
+
+    await env.remove("src/a.txt")
+
+    assert not await env.exists("src/a.txt")
+    assert [e.path for e in await env.list_dir("src")] == ["b.txt"]
+    with pytest.raises(PathNotFoundError, match=r"No such file or directory: 'src/a.txt'"):
+        await env.remove("src/a.txt")
+    with pytest.raises(EnvError, match=r"'src' is a directory; remove deletes files only"):
+        await env.remove("src")
+    assert await env.read_text("src/b.txt") == "b\n"
+
+
 @pytest.mark.parametrize("path", ["../secret.txt", "/etc/passwd", "a/../../secret.txt", "/"])
 async def test_every_escape_is_refused(env: Environment, path: str) -> None:
     attempts = [
         env.read_text(path),
         env.read_bytes(path),
         env.write(path, "x"),
+        env.remove(path),
         env.exists(path),
         env.stat(path),
         env.list_dir(path),
@@ -179,3 +195,4 @@ async def test_every_escape_is_refused(env: Environment, path: str) -> None:
         with pytest.raises(PathPolicyError, match="outside the workspace"):
             await attempt
     assert not await env.exists("x")
+    assert (Path(env.working_directory()).parent / "secret.txt").exists()

@@ -109,7 +109,8 @@ class Environment(Protocol):
 
     Reads and writes take paths relative to the workspace root. ``read_text`` counts ``offset``
     and ``limit`` in lines (0-based), ``read_bytes`` in bytes. ``write`` is atomic and creates
-    parent directories. ``run`` never raises for a failing or timed-out command (see
+    parent directories. ``remove`` deletes one file (a symlink itself, not its target):
+    ``PathNotFoundError`` when it does not exist, ``EnvError`` for a directory. ``run`` never raises for a failing or timed-out command (see
     ``CommandResult``); it raises ``EnvError`` only when the command cannot be started.
     Cancelling the task awaiting ``run`` kills the whole process group before re-raising.
     ``list_dir`` is sorted by path and does not enter ``.git``. ``grep`` takes a Python regex and
@@ -134,6 +135,8 @@ class Environment(Protocol):
     ) -> bytes: ...
 
     async def write(self, path: str, content: str | bytes) -> None: ...
+
+    async def remove(self, path: str) -> None: ...
 
     async def exists(self, path: str) -> bool: ...
 

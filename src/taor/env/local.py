@@ -28,7 +28,7 @@ from taor.env.base import (
     PathPolicyError,
 )
 from taor.env.envvars import EnvPolicy, command_environ
-from taor.env.local_files import list_entries, read_lines, write_atomic
+from taor.env.local_files import list_entries, read_lines, remove_file, write_atomic
 from taor.env.paths import PathPolicy
 from taor.env.process import DEFAULT_TIMEOUT, MAX_TIMEOUT, OUTPUT_CAP, run_command
 
@@ -115,6 +115,10 @@ class LocalEnvironment:
             raise EnvError(f"{path!r} is a directory; give a file path to write.")
         data = content.encode("utf-8") if isinstance(content, str) else content
         await asyncio.to_thread(write_atomic, resolved, data)
+
+    async def remove(self, path: str) -> None:
+        resolved = self._existing(path)
+        await asyncio.to_thread(remove_file, self.paths.root / path, resolved, path)
 
     async def exists(self, path: str) -> bool:
         return self.paths.resolve(path).exists()

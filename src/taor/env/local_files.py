@@ -7,7 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from taor.env.base import DirEntry, EnvError
+from taor.env.base import DirEntry, EnvError, PathNotFoundError
 
 _SKIPPED_DIRS = frozenset({".git"})
 
@@ -49,6 +49,23 @@ def write_atomic(path: Path, data: bytes) -> None:
         if isinstance(exc, OSError):
             raise EnvError(f"Cannot write {path}: {exc.strerror or exc}.") from exc
         raise
+
+
+def remove_file(link: Path, target: Path, shown: str) -> None:
+    """Unlink the file ``target`` or, when ``link`` is a symlink, the link itself.
+
+    ``target`` is where ``link`` resolves (already checked by the path policy). A directory is
+    refused: deleting a tree is a command the model runs on purpose, not a file operation.
+    """
+    victim = link if link.is_symlink() else target
+    if not victim.is_symlink() and victim.is_dir():
+        raise EnvError(f"{shown!r} is a directory; remove deletes files only.")
+    try:
+        victim.unlink()
+    except FileNotFoundError as exc:
+        raise PathNotFoundError(f"No such file or directory: {shown!r}.") from exc
+    except OSError as exc:
+        raise EnvError(f"Cannot remove {shown!r}: {exc.strerror or exc}.") from exc
 
 
 def list_entries(directory: Path, depth: int) -> list[DirEntry]:

@@ -142,6 +142,15 @@ class MemoryEnvironment:
 
         self.log.call("write", {"path": path, "content": content}, write)
 
+    async def remove(self, path: str) -> None:
+        def remove() -> None:
+            resolved = self.tree.existing(path)
+            if resolved in self.tree.dirs:
+                raise EnvError(f"{path!r} is a directory; remove deletes files only.")
+            self.tree.remove(resolved)
+
+        self.log.call("remove", {"path": path}, remove)
+
     async def exists(self, path: str) -> bool:
         return self.log.call(
             "exists", {"path": path}, lambda: self.tree.exists(self.tree.resolve(path))

@@ -125,6 +125,11 @@ class MemoryTree:
         self.files[path] = data
         self.mtimes[path] = self._tick()
 
+    def remove(self, path: str) -> None:
+        """Delete the file ``path``."""
+        del self.files[path]
+        del self.mtimes[path]
+
     def exists(self, path: str) -> bool:
         return path in self.files or path in self.dirs
 
