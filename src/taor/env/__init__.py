@@ -18,6 +18,7 @@ from taor.env.memory import MemoryEnvironment
 from taor.env.memory_commands import CommandHandler, CommandScript
 from taor.env.memory_faults import Call, Fault
 from taor.env.paths import PathPolicy, resolve_lexically
+from taor.env.sandbox import SandboxEnvironment
 
 __all__ = [
     "Call",
@@ -37,6 +38,7 @@ __all__ = [
     "PathNotFoundError",
     "PathPolicy",
     "PathPolicyError",
+    "SandboxEnvironment",
     "StreamName",
     "command_environ",
     "filter_environ",
