@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from taor.env import LocalEnvironment
+from taor.env import EnvError, LocalEnvironment, MemoryEnvironment
 from taor.tools.base import Tool, ToolContext, ToolOutput
 from taor.tools.builtin import ApplyPatchTool, EditFileTool
 
@@ -175,3 +175,74 @@ async def test_patch_path_escapes_are_errors_and_write_nothing(root: Path) -> No
     escape = patch("*** Add File: ../escape.txt", "+x")
     assert (await run(ApplyPatchTool(), root, patch=escape)).is_error
     assert snapshot(root.parent) == before
+
+
+MEMORY_PATCH = patch(
+    "*** Add File: a_new.py",
+    "+NEW = 1",
+    "*** Delete File: old.txt",
+    "*** Update File: move.txt",
+    "*** Move to: moved/here.txt",
+    "@@",
+    " a",
+    "-b",
+    "+c",
+    "*** Update File: z.py",
+    "@@",
+    "-Z = 1",
+    "+Z = 2",
+)
+
+
+def memory_workspace() -> MemoryEnvironment:
+    return MemoryEnvironment(files={"old.txt": "bye\n", "move.txt": "a\nb\n", "z.py": "Z = 1\n"})
+
+
+async def test_patch_deletes_and_moves_on_memory_environment() -> None:
+    env = memory_workspace()
+    output = await ApplyPatchTool().execute({"patch": MEMORY_PATCH}, ToolContext(environment=env))
+    assert not output.is_error, output.text
+    assert env.files == {"a_new.py": b"NEW = 1\n", "moved/here.txt": b"a\nc\n", "z.py": b"Z = 2\n"}
+    written = [c.arguments["path"] for c in env.calls_of("write")]
+    assert written == ["a_new.py", "moved/here.txt", "z.py"]
+    assert [c.arguments["path"] for c in env.calls_of("remove")] == ["old.txt", "move.txt"]
+    assert [c.operation for c in env.calls if c.operation in ("write", "remove")] == [
+        *["write"] * 3,
+        *["remove"] * 2,
+    ]
+    assert not env.calls_of("run")
+
+
+async def test_a_write_failing_mid_patch_names_the_files_that_changed() -> None:
+    env = memory_workspace()
+    env.fail("write", nth=2, error=EnvError("disk full."))
+    output = await ApplyPatchTool().execute({"patch": MEMORY_PATCH}, ToolContext(environment=env))
+    assert output.is_error
+    assert output.text == (
+        "Could not write moved/here.txt: disk full. The patch was applied only in part: "
+        "already changed: wrote a_new.py; not changed: moved/here.txt, z.py, old.txt, move.txt. "
+        "Read those files before patching again."
+    )
+    assert env.files == {
+        "a_new.py": b"NEW = 1\n",
+        "old.txt": b"bye\n",
+        "move.txt": b"a\nb\n",
+        "z.py": b"Z = 1\n",
+    }
+
+
+async def test_a_failing_delete_is_reported_and_a_first_failure_changed_nothing() -> None:
+    env = memory_workspace()
+    env.fail("remove", nth=2, error=PermissionError("read-only"))
+    output = await ApplyPatchTool().execute({"patch": MEMORY_PATCH}, ToolContext(environment=env))
+    assert output.is_error
+    assert output.text.startswith("Could not delete move.txt: read-only. The patch was applied")
+    assert "deleted old.txt; not changed: move.txt." in output.text
+    assert env.files["move.txt"] == b"a\nb\n"  # the source stays; its destination was written
+    assert env.files["moved/here.txt"] == b"a\nc\n"
+
+    fresh = memory_workspace()
+    fresh.fail("write", error=EnvError("disk full"))
+    output = await ApplyPatchTool().execute({"patch": MEMORY_PATCH}, ToolContext(environment=fresh))
+    assert output.text == "Could not write a_new.py: disk full. No file was changed."
+    assert fresh.files == memory_workspace().files

@@ -3,15 +3,14 @@
 Both check every change in memory first and only then write through the environment, so an
 edit or patch that does not apply leaves every file as it was. Files are read as bytes and
 decoded as strict UTF-8: a binary or non-UTF-8 file is refused rather than rewritten with
-replacement characters. ``Environment`` has no delete operation, so a patch's deletions use the
-environment's ``remove`` when it has one, else ``rm`` run through the environment (the path has
-already passed the path policy).
+replacement characters. A patch's files are written first and deleted last (``Environment.remove``;
+a move writes its destination before removing its source); if the environment fails part-way,
+the error names the files already changed and those left as they were.
 """
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,29 +123,37 @@ class ApplyPatchTool:
 
 
 async def _write_changes(env: Environment, result: PatchResult) -> None:
-    """Writes first, then deletions; a failure part-way says what was already done."""
+    """Writes (moves' destinations too) before deletions (moves' sources), so a failure part-way
+    never loses text; the error says exactly which files changed and which did not."""
     ordered = sorted(result.changes, key=lambda c: c.content is None)
-    done: list[str] = []
-    for change in ordered:
+    for index, change in enumerate(ordered):
         try:
             await _write_change(env, change)
-        except Exception as exc:  # guarded() reports it; say what was written already
-            if not done:
-                raise
-            raise ToolError(
-                f"{exc} The patch was applied only in part: {', '.join(done)} already changed."
-            ) from exc
-        done.append(change.path)
+        except Exception as exc:  # guarded() reports it; say what was and was not done
+            raise ToolError(_partial_message(exc, ordered[:index], ordered[index:])) from exc
 
 
 async def _write_change(env: Environment, change: FileChange) -> None:
-    if change.content is not None:
+    if change.content is None:
+        await env.remove(change.path)
+    else:
         await env.write(change.path, change.content)
-        return
-    remove = getattr(env, "remove", None)
-    if callable(remove):
-        await remove(change.path)
-        return
-    result = await env.run(f"rm -f -- {shlex.quote(change.path)}")
-    if result.exit_code != 0:
-        raise ToolError(f"Could not delete {change.path}: {result.output.strip()}")
+
+
+def _partial_message(exc: Exception, done: Sequence[FileChange], left: Sequence[FileChange]) -> str:
+    failed = left[0]
+    verb = "delete" if failed.content is None else "write"
+    reason = (str(exc) or type(exc).__name__).rstrip(".")
+    head = f"Could not {verb} {failed.path}: {reason}."
+    if not done:
+        return f"{head} No file was changed."
+    changed = ", ".join(f"{_verb(c)} {c.path}" for c in done)
+    unchanged = ", ".join(c.path for c in left)
+    return (
+        f"{head} The patch was applied only in part: already changed: {changed}; not changed: "
+        f"{unchanged}. Read those files before patching again."
+    )
+
+
+def _verb(change: FileChange) -> str:
+    return "deleted" if change.content is None else "wrote"
