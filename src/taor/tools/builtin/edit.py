@@ -16,7 +16,7 @@ from typing import Any
 
 from taor.env.base import Environment
 from taor.tools.base import ToolContext, ToolError, ToolOutput
-from taor.tools.builtin.read import environment_of, guarded, missing_file_message, model_output
+from taor.tools.builtin._common import environment_of, guarded, missing_file_message, model_output
 from taor.tools.edit import apply_edit
 from taor.tools.patch import FileChange, PatchResult, apply_patch, parse_patch
 

@@ -1,4 +1,4 @@
-"""``read_file`` and ``read_many_files``, plus the helpers every built-in file tool shares.
+"""``read_file`` and ``read_many_files``.
 
 All file access goes through ``context.environment`` (a ``taor.env.Environment``), so the path
 policy applies: a path that leaves the workspace is an ``is_error`` result, like any other
@@ -8,24 +8,21 @@ untruncated text goes to the host in ``metadata["full_output"]`` (DESIGN invaria
 
 from __future__ import annotations
 
-import difflib
-import posixpath
 import re
-from collections.abc import Awaitable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from taor.env.base import EnvError, Environment, PathNotFoundError
 from taor.llm.types import ImagePart, TextPart
-from taor.tools.base import ToolContext, ToolError, ToolOutput
-from taor.tools.truncation import limits_for, truncate
+from taor.tools.base import ToolContext, ToolOutput
+from taor.tools.builtin._common import environment_of, guarded, missing_file_message, model_output
+from taor.tools.truncation import limits_for
 
 DEFAULT_LINE_LIMIT = 2000
 MAX_LINE_CHARS = 2000
 MAX_IMAGE_BYTES = 10 * 1024 * 1024
 SNIFF_BYTES = 8192
-_SUGGEST_DEPTH = 4
-_SUGGEST_MAX_CANDIDATES = 20_000
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _IMAGE_MAGIC = (
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -33,34 +30,6 @@ _IMAGE_MAGIC = (
     (b"GIF87a", "image/gif"),
     (b"GIF89a", "image/gif"),
 )
-
-
-def environment_of(context: ToolContext) -> Environment:
-    """The context's environment, or a ToolError when the host gave none."""
-    if context.environment is None:
-        raise ToolError("This tool needs an execution environment, and none was configured.")
-    env: Environment = context.environment
-    return env
-
-
-async def guarded(run: Awaitable[ToolOutput]) -> ToolOutput:
-    """Await ``run``; a failure the model can act on becomes an ``is_error`` output."""
-    try:
-        return await run
-    except (EnvError, ToolError, OSError, ValueError) as exc:  # EditError, PatchError: ValueError
-        return ToolOutput.error(str(exc) or type(exc).__name__)
-
-
-def model_output(
-    tool_name: str, text: str, metadata: Mapping[str, Any] | None = None
-) -> ToolOutput:
-    """``text`` truncated for the model; the whole of it in ``metadata`` when anything was cut."""
-    cut = truncate(text, limits_for(tool_name))
-    meta = dict(metadata or {})
-    if cut.truncated:
-        meta.update(full_output=text, omitted_chars=cut.omitted_chars)
-        meta.update(omitted_lines=cut.omitted_lines)
-    return ToolOutput.of(cut.text, metadata=meta)
 
 
 def image_type(head: bytes) -> str | None:
@@ -85,38 +54,6 @@ def numbered(text: str, first: int) -> str:
             line = f"{line[:MAX_LINE_CHARS]}... [line cut: {extra} more characters]"
         out.append(f"{number:>6}\t{line}")
     return "\n".join(out)
-
-
-async def missing_file_message(env: Environment, path: str) -> str:
-    """Says ``path`` does not exist and names the closest existing files of the workspace."""
-    wanted = posixpath.normpath(_relative(env, path))
-    candidates = await _candidate_paths(env, wanted)
-    name = posixpath.basename(wanted)
-    close = difflib.get_close_matches(wanted, candidates, n=5, cutoff=0.6)
-    close += [c for c in candidates if posixpath.basename(c) == name and c not in close]
-    message = f"File not found: {path!r}."
-    if close:
-        message += " Did you mean: " + ", ".join(close[:5]) + "?"
-    return message
-
-
-def _relative(env: Environment, path: str) -> str:
-    root = env.working_directory().rstrip("/") + "/"
-    return path[len(root) :] if path.startswith(root) else path
-
-
-async def _candidate_paths(env: Environment, wanted: str) -> list[str]:
-    """Files of a bounded listing: the workspace to a small depth, and the nearest parent."""
-    found: list[str] = []
-    parent = posixpath.dirname(wanted) or "."
-    for base, depth in ((".", _SUGGEST_DEPTH), (parent, 1)):
-        try:
-            entries = await env.list_dir(base, depth=depth)
-        except EnvError:
-            continue
-        prefix = "" if base == "." else base + "/"
-        found += [prefix + e.path for e in entries if not e.is_dir and ".git/" not in e.path]
-    return list(dict.fromkeys(found))[:_SUGGEST_MAX_CANDIDATES]
 
 
 _PATH = {"type": "string", "description": "File path, relative to the workspace root."}

@@ -17,7 +17,7 @@ from typing import Any
 
 from taor.env.base import DirEntry, EnvError, Environment
 from taor.tools.base import ToolContext, ToolOutput
-from taor.tools.builtin.read import environment_of, guarded, model_output
+from taor.tools.builtin._common import environment_of, guarded, model_output
 
 DEFAULT_DEPTH = 2
 MAX_DEPTH = 10
