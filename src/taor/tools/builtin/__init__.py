@@ -2,11 +2,15 @@
 
 File tools: ``read_file``, ``read_many_files`` and ``list_dir`` (read-only), ``write_file``,
 ``edit_file`` and ``apply_patch`` (they write). ``file_tools()`` returns one of each.
+
+``TakeScreenshotTool`` (``take_screenshot``, read-only): a PNG of an http(s) URL via headless
+Chromium.
 """
 
 from taor.tools.base import Tool
 from taor.tools.builtin.edit import ApplyPatchTool, EditFileTool
 from taor.tools.builtin.read import ReadFileTool, ReadManyFilesTool
+from taor.tools.builtin.screenshot import TakeScreenshotTool
 from taor.tools.builtin.write import ListDirTool, WriteFileTool
 
 __all__ = [
@@ -15,6 +19,7 @@ __all__ = [
     "ListDirTool",
     "ReadFileTool",
     "ReadManyFilesTool",
+    "TakeScreenshotTool",
     "WriteFileTool",
     "file_tools",
 ]
