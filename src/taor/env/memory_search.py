@@ -7,59 +7,25 @@ elsewhere anchors it; ``!`` negations are not read).
 
 from __future__ import annotations
 
-import fnmatch
 import posixpath
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from taor.env.base import EnvError, GrepMatch
 from taor.env.memory_fs import MemoryTree
 from taor.env.paths import relative_display
-from taor.env.search import glob_regex
+from taor.env.search import GitignoreRule, glob_regex, is_ignored, parse_gitignore
 
 _SKIPPED_DIRS = frozenset({".git"})
 _BINARY_SNIFF = 8192
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class _Rule:
-    base: str
-    pattern: str
-    dir_only: bool
-    anchored: bool
-
-
-def _rules(tree: MemoryTree, directory: str) -> list[_Rule]:
+def _rules(tree: MemoryTree, directory: str) -> list[GitignoreRule]:
     data = tree.files.get(posixpath.join(directory, ".gitignore"))
-    if data is None:
-        return []
-    rules = []
-    for line in (raw.strip() for raw in data.decode("utf-8", "replace").splitlines()):
-        if line and not line.startswith(("#", "!")):
-            pattern = line.rstrip("/")
-            rules.append(
-                _Rule(
-                    base=directory,
-                    pattern=pattern.lstrip("/"),
-                    dir_only=line.endswith("/"),
-                    anchored="/" in pattern,
-                )
-            )
-    return rules
+    return [] if data is None else parse_gitignore(data.decode("utf-8", "replace"), directory)
 
 
-def _ignored(path: str, is_dir: bool, rules: list[_Rule]) -> bool:
-    for rule in rules:
-        if rule.dir_only and not is_dir:
-            continue
-        target = posixpath.relpath(path, rule.base) if rule.anchored else posixpath.basename(path)
-        if fnmatch.fnmatchcase(target, rule.pattern):
-            return True
-    return False
-
-
-def _inherited(tree: MemoryTree, root: str, start: str) -> list[_Rule]:
+def _inherited(tree: MemoryTree, root: str, start: str) -> list[GitignoreRule]:
     if start == root or not start.startswith(root.rstrip("/") + "/"):
         return []
     rules, current = [], root
@@ -81,7 +47,7 @@ def walk_files(tree: MemoryTree, root: str, start: str) -> Iterator[str]:
         for name in reversed(tree.children(directory)):
             full = posixpath.join(directory, name)
             is_dir = full in tree.dirs
-            if (is_dir and name in _SKIPPED_DIRS) or _ignored(full, is_dir, rules):
+            if (is_dir and name in _SKIPPED_DIRS) or is_ignored(full, is_dir, rules):
                 continue
             if is_dir:
                 stack.append((full, rules))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import posixpath
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -24,45 +25,50 @@ _BINARY_SNIFF = 8192
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class _Rule:
+class GitignoreRule:
     base: str
     pattern: str
     dir_only: bool
     anchored: bool
 
 
-def _read_gitignore(directory: str) -> list[_Rule]:
-    try:
-        with open(os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace") as f:
-            lines = f.read().splitlines()
-    except OSError:
-        return []
+def parse_gitignore(text: str, base: str) -> list[GitignoreRule]:
+    """The rules of a .gitignore in directory ``base`` (``!`` negations are not supported)."""
     rules = []
-    for line in (raw.strip() for raw in lines):
-        if not line or line.startswith(("#", "!")):
-            continue
-        dir_only = line.endswith("/")
-        pattern = line.rstrip("/")
-        anchored = "/" in pattern
-        rules.append(
-            _Rule(base=directory, pattern=pattern.lstrip("/"), dir_only=dir_only, anchored=anchored)
-        )
+    for line in (raw.strip() for raw in text.splitlines()):
+        if line and not line.startswith(("#", "!")):
+            pattern = line.rstrip("/")
+            rules.append(
+                GitignoreRule(
+                    base=base,
+                    pattern=pattern.lstrip("/"),
+                    dir_only=line.endswith("/"),
+                    anchored="/" in pattern,
+                )
+            )
     return rules
 
 
-def _ignored(path: str, is_dir: bool, rules: list[_Rule]) -> bool:
-    name = os.path.basename(path)
+def is_ignored(path: str, is_dir: bool, rules: list[GitignoreRule]) -> bool:
     for rule in rules:
         if rule.dir_only and not is_dir:
             continue
-        target = os.path.relpath(path, rule.base) if rule.anchored else name
+        target = posixpath.relpath(path, rule.base) if rule.anchored else posixpath.basename(path)
         if fnmatch.fnmatchcase(target, rule.pattern):
             return True
     return False
 
 
-def _inherited_rules(root: str, start: str) -> list[_Rule]:
-    rules: list[_Rule] = []
+def _read_gitignore(directory: str) -> list[GitignoreRule]:
+    try:
+        with open(os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace") as f:
+            return parse_gitignore(f.read(), directory)
+    except OSError:
+        return []
+
+
+def _inherited_rules(root: str, start: str) -> list[GitignoreRule]:
+    rules: list[GitignoreRule] = []
     current = root
     for part in Path(os.path.relpath(start, root)).parts if start != root else ():
         rules += _read_gitignore(current)
@@ -86,7 +92,7 @@ def walk_files(root: Path, start: Path, allowed: Callable[[Path], bool]) -> Iter
             continue
         for entry in entries:
             is_dir = entry.is_dir(follow_symlinks=False)
-            if (is_dir and entry.name in _SKIPPED_DIRS) or _ignored(entry.path, is_dir, rules):
+            if (is_dir and entry.name in _SKIPPED_DIRS) or is_ignored(entry.path, is_dir, rules):
                 continue
             if is_dir:
                 stack.append((entry.path, rules))
