@@ -2,6 +2,9 @@
 
     TaorError
     ├── ConfigurationError            bad model string, missing key, invalid tool schema
+    ├── SessionError                  misuse of a Session
+    │   └── SessionClosedError        a command sent to a closed session
+    ├── TranscriptError               a transcript file that cannot be read or continued
     └── ProviderError                 a model call failed (provider, status, retryable, raw body)
         ├── AuthenticationError       401: the key is missing, wrong or revoked
         ├── PermissionDeniedError     403: the key may not use this model or feature
@@ -32,6 +35,18 @@ class TaorError(Exception):
 
 class ConfigurationError(TaorError):
     """The caller configured something that cannot work; the message says how to fix it."""
+
+
+class SessionError(TaorError):
+    """A ``Session`` was used in a way it cannot honour; the message says what to do instead."""
+
+
+class SessionClosedError(SessionError):
+    """The session is closed; open a new one (or reopen it from its transcript)."""
+
+
+class TranscriptError(TaorError):
+    """A transcript that cannot be loaded or continued (not a torn last line: that is skipped)."""
 
 
 class ProviderError(TaorError):

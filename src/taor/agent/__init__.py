@@ -1,0 +1,1 @@
+"""taor.agent: the session, its turn loop, events, transcript, guards, permissions and hooks."""

@@ -1,0 +1,71 @@
+"""``SessionConfig``: everything about a session that is not its model, environment or tools.
+
+Every field may change between calls (``Session.configure``); a change applies from the next
+model call. Limits of 0 or None are off. ``Limits`` end a cycle with a ``turn_limit`` event and
+leave the session usable; ``max_model_calls`` and ``max_cost`` count over the whole session,
+the others per input (cycle).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from taor.llm.model import Timeouts
+from taor.llm.retry import RetryPolicy
+from taor.llm.types import ReasoningEffort
+
+PermissionMode = Literal["default", "accept_edits", "plan", "bypass"]
+HeadlessDecision = Literal["allow", "deny"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Limits:
+    max_model_calls: int = 0  # per session
+    max_tool_rounds: int = 0  # per input
+    max_tool_calls: int = 0  # per input
+    max_wall_time: float = 0.0  # seconds per input
+    max_cost: float = 0.0  # US dollars per session, from the catalog's prices
+    summary_on_limit: bool = True  # ask the model for a last text-only summary at a limit
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LoopDetectionConfig:
+    enabled: bool = True
+    window: int = 10
+    cooldown: int = 10  # tool calls after a warning before another can fire
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PermissionConfig:
+    """``allow`` / ``deny`` are rules like ``shell(git status*)`` or ``edit_file(src/**)``;
+    deny wins. ``headless`` answers a request when the host has no way to (no ``can_use_tool``
+    callback and ``interactive`` False), and ``timeout`` bounds a wait for the host's answer
+    (0: wait until answered, interrupted or closed)."""
+
+    mode: PermissionMode = "default"
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    interactive: bool = True
+    headless: HeadlessDecision = "deny"
+    timeout: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SessionConfig:
+    system_prompt: str = ""
+    reasoning_effort: ReasoningEffort | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    provider_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    timeouts: Timeouts = Timeouts()
+    retry: RetryPolicy = RetryPolicy()
+    limits: Limits = Limits()
+    loop_detection: LoopDetectionConfig = LoopDetectionConfig()
+    permissions: PermissionConfig = PermissionConfig()
+    tool_output_limits: Mapping[str, int] = field(default_factory=dict)  # characters per tool
+    tool_line_limits: Mapping[str, int] = field(default_factory=dict)  # lines per tool
+    context_window: int | None = None  # tokens; None: from the catalog
+    context_warning: float = 0.8  # share of the window that triggers a warning
+    tool_timeout: float = 0.0  # seconds a tool call may take (0: the tool's own limits)
