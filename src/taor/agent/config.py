@@ -59,11 +59,11 @@ class SessionConfig:
     max_tokens: int | None = None
     temperature: float | None = None
     provider_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    timeouts: Timeouts = Timeouts()
-    retry: RetryPolicy = RetryPolicy()
-    limits: Limits = Limits()
-    loop_detection: LoopDetectionConfig = LoopDetectionConfig()
-    permissions: PermissionConfig = PermissionConfig()
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    limits: Limits = field(default_factory=Limits)
+    loop_detection: LoopDetectionConfig = field(default_factory=LoopDetectionConfig)
+    permissions: PermissionConfig = field(default_factory=PermissionConfig)
     tool_output_limits: Mapping[str, int] = field(default_factory=dict)  # characters per tool
     tool_line_limits: Mapping[str, int] = field(default_factory=dict)  # lines per tool
     context_window: int | None = None  # tokens; None: from the catalog

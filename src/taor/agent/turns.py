@@ -40,7 +40,7 @@ class UserTurn:
 class AssistantTurn:
     kind: Literal["assistant"] = "assistant"
     message: Message
-    usage: Usage = Usage()
+    usage: Usage = field(default_factory=Usage)
     response_id: str | None = None
     provider: str = ""
     model: str = ""
