@@ -277,4 +277,4 @@ Event: TypeAlias = (
     | SessionEnd
 )
 
-EVENT_TYPES: tuple[type[Event], ...] = Event.__args__  # type: ignore[attr-defined]
+EVENT_TYPES: tuple[type[Event], ...] = Event.__args__

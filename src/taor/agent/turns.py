@@ -73,4 +73,4 @@ class NoticeTurn:
 
 Turn: TypeAlias = UserTurn | AssistantTurn | ToolResultsTurn | SteeringTurn | NoticeTurn
 
-TURN_TYPES: tuple[type[Turn], ...] = Turn.__args__  # type: ignore[attr-defined]
+TURN_TYPES: tuple[type[Turn], ...] = Turn.__args__
