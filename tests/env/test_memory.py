@@ -254,6 +254,26 @@ async def test_other_layers_can_route_named_calls_through_the_log() -> None:
     assert [c.injected for c in env.calls_of("tool:read_file")] == [False, True]
 
 
+async def test_tool_calls_are_intercepted_and_failed_by_tool_name() -> None:
+    env = MemoryEnvironment()
+    env.fail_tool("shell", nth=2, result="simulated")
+    env.fail_tool("grep", error=PermissionError("no"))
+
+    async def execute() -> str:
+        return "ran"
+
+    assert await env.intercept_tool("shell", {"command": "ls"}, execute) == "ran"
+    assert await env.intercept_tool("shell", {"command": "ls"}, execute) == "simulated"
+    with pytest.raises(PermissionError):
+        await env.intercept_tool("grep", {"pattern": "x"}, execute)
+    assert [(c.operation, c.outcome, c.injected) for c in env.calls][:2] == [
+        ("tool:shell", "ran", False),
+        ("tool:shell", "simulated", True),
+    ]
+    assert env.calls[2].operation == "tool:grep"
+    assert env.calls[2].arguments == {"pattern": "x"}
+
+
 async def test_remove_is_recorded_and_fault_injectable() -> None:
     env = MemoryEnvironment(files={"a.txt": "a", "b.txt": "b"})
     env.fail("remove", nth=2, error=EnvError("read-only filesystem"))

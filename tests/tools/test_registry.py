@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from taor.env import MemoryEnvironment
 from taor.errors import ConfigurationError
 from taor.llm.types import ImagePart, TextPart, ToolCallPart, ToolDefinition
 from taor.tools.base import Tool, ToolContext, ToolError, ToolOutput
@@ -231,3 +232,82 @@ def test_execute_never_raises_on_any_raw_arguments(raw: str) -> None:
     assert isinstance(output, ToolOutput)
     if output.is_error:
         assert output.text.startswith("Invalid arguments for tool echo")
+
+
+async def test_every_call_is_recorded_by_an_environment_that_intercepts_tools() -> None:
+    env = MemoryEnvironment()
+    registry = ToolRegistry([EchoTool(), RaisingTool(exc=KeyError("k"))])
+    context = ToolContext(environment=env)
+    assert (await registry.execute(call("echo", text="a"), context)).text == "a"
+    failed = await registry.execute(call("boom"), context)
+    assert failed.is_error and failed.text == "Tool error (boom): KeyError: 'k'"
+    await registry.execute(call("echo", text=3), context)  # invalid: never reaches the tool
+    await registry.execute(call("nope"), context)
+    echo, boom = env.calls
+    assert (echo.operation, echo.arguments, echo.result) == (
+        "tool:echo",
+        {"text": "a"},
+        ToolOutput.of("a"),
+    )
+    assert boom.operation == "tool:boom" and isinstance(boom.error, KeyError)
+    assert not echo.injected and not boom.injected
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (TimeoutError, "Tool error (echo): TimeoutError: "),
+        (OSError("disk gone"), "Tool error (echo): OSError: disk gone"),
+        (ToolError("try later"), "try later"),
+    ],
+)
+async def test_an_injected_error_is_an_error_output_like_an_exception(
+    error: BaseException | type[BaseException], expected: str
+) -> None:
+    env, tool = MemoryEnvironment(), EchoTool()
+    env.fail_tool("echo", nth=2, error=error)
+    context = ToolContext(environment=env)
+    first = await ToolRegistry([tool]).execute(call("echo", text="a"), context)
+    second = await ToolRegistry([tool]).execute(call("echo", text="b"), context)
+    assert not first.is_error
+    assert second == ToolOutput.error(expected)
+    assert [args for args, _ in tool.seen] == [{"text": "a"}]  # the second call did not run
+    assert [c.injected for c in env.calls_of("tool:echo")] == [False, True]
+
+
+async def test_an_injected_result_replaces_the_call() -> None:
+    env, tool = MemoryEnvironment(), EchoTool()
+    registry, context = ToolRegistry([tool]), ToolContext(environment=env)
+    canned = ToolOutput.of([TextPart(text="canned")], metadata={"simulated": True})
+    env.fail_tool("echo", result=canned)
+    assert await registry.execute(call("echo", text="a"), context) is canned
+    env.fail_tool("echo", result="as text")
+    assert await registry.execute(call("echo", text="a"), context) == ToolOutput.of("as text")
+    env.fail_tool("echo", result=42)
+    wrong = await registry.execute(call("echo", text="a"), context)
+    assert wrong.is_error and "returned int, not ToolOutput" in wrong.text
+    assert tool.seen == []
+    assert [c.result for c in env.calls_of("tool:echo")] == [canned, "as text", 42]
+
+
+async def test_a_tool_returning_a_str_through_an_interceptor_is_still_an_error() -> None:
+    @dataclass(frozen=True, kw_only=True)
+    class Sloppy(EchoTool):
+        async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
+            return "plain"  # type: ignore[return-value]
+
+    context = ToolContext(environment=MemoryEnvironment())
+    output = await ToolRegistry([Sloppy()]).execute(call("echo", text="a"), context)
+    assert output.is_error and "returned str, not ToolOutput" in output.text
+
+
+async def test_cancellation_propagates_through_an_interceptor() -> None:
+    env = MemoryEnvironment()
+    registry, context = ToolRegistry([EchoTool()]), ToolContext(environment=env)
+    env.fail_tool("echo", error=asyncio.CancelledError)
+    with pytest.raises(asyncio.CancelledError):
+        await registry.execute(call("echo", text="a"), context)
+    raising = ToolRegistry([RaisingTool(exc=asyncio.CancelledError())])
+    with pytest.raises(asyncio.CancelledError):
+        await raising.execute(call("boom"), context)
+    assert [type(c.error) for c in env.calls] == [asyncio.CancelledError] * 2

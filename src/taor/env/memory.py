@@ -4,32 +4,33 @@ For tests and for hosts that simulate. Paths follow the same policy as ``LocalEn
 (``resolve_lexically``: no symlinks exist here), results have the same shapes, and the errors
 are the same classes with the same wording. Commands never run: ``script`` decides what they
 return (see ``taor.env.memory_commands``). ``fail`` makes the Nth call of an operation raise or
-return a given result, and every operation is recorded in ``calls`` (see
-``taor.env.memory_faults``)::
+return a given result, ``fail_tool`` the same for a tool called through a ``ToolRegistry``, and
+every operation is recorded in ``calls`` (see ``taor.env.memory_faults``; the hooks are in
+``taor.env.memory_hooks``)::
 
     env = MemoryEnvironment(files={"README.md": "hello\\n"})
     env.script("pytest -q", "3 passed\\n")
     env.script(re.compile(r"^git "), "", exit_code=1, stderr="not a repository\\n")
     env.fail("write", nth=2, error=EnvError("disk full"))
+    env.fail_tool("read_file", result="(simulated contents)")
 """
 
 from __future__ import annotations
 
 import posixpath
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 
 from taor.env.base import CommandResult, DirEntry, EnvError, FileStat, GrepMatch, OutputCallback
-from taor.env.memory_commands import CommandReply, CommandScript, CommandScripts, replay_output
-from taor.env.memory_faults import NO_RESULT, Call, CallLog, Fault
+from taor.env.memory_commands import CommandScripts, replay_output
+from taor.env.memory_faults import CallLog
 from taor.env.memory_fs import MemoryTree, encode, read_lines, read_range
+from taor.env.memory_hooks import MemoryHooks
 from taor.env.memory_search import glob_files, grep_files
-from taor.env.paths import relative_display
 from taor.env.process import DEFAULT_TIMEOUT, MAX_TIMEOUT, clamp_timeout
 
 
-class MemoryEnvironment:
+class MemoryEnvironment(MemoryHooks):
     """Files in dictionaries, commands scripted, every call recorded; nothing touches the host."""
 
     def __init__(
@@ -58,48 +59,6 @@ class MemoryEnvironment:
             self.tree.make_dir(self.tree.resolve(directory))
         for path, content in (files or {}).items():
             self.tree.write(self.tree.resolve(path), encode(content))
-
-    # test hooks
-
-    @property
-    def calls(self) -> list[Call]:
-        """Every operation so far: its name, arguments, result or error, in order."""
-        return self.log.calls
-
-    def calls_of(self, operation: str) -> list[Call]:
-        return self.log.calls_of(operation)
-
-    def fail(
-        self,
-        operation: str,
-        *,
-        nth: int | None = 1,
-        error: BaseException | type[BaseException] | None = None,
-        result: object = NO_RESULT,
-    ) -> Fault:
-        """Make the ``nth`` call of ``operation`` from now (None: every call) raise or return."""
-        return self.log.fail(operation, nth=nth, error=error, result=result)
-
-    def script(
-        self,
-        match: str | re.Pattern[str] | None,
-        reply: CommandReply,
-        *,
-        exit_code: int = 0,
-        stderr: str = "",
-        duration: float = 0.0,
-    ) -> None:
-        """Script the commands equal to ``match`` (or matching the regex; None: any command)."""
-        self.commands.add(
-            CommandScript(
-                match=match, reply=reply, exit_code=exit_code, stderr=stderr, duration=duration
-            )
-        )
-
-    @property
-    def files(self) -> dict[str, bytes]:
-        """A snapshot of the files, keyed as the model sees them (relative to the root)."""
-        return {relative_display(p, self.roots[0]): d for p, d in self.tree.files.items()}
 
     # lifecycle and facts
 

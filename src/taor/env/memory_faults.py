@@ -1,8 +1,8 @@
 """The call log of ``MemoryEnvironment``: every operation recorded, faults injected on the Nth call.
 
 An operation is a method name of the environment (``"write"``, ``"read_text"``, ``"run"``, ...)
-or any name a caller routes through ``CallLog.intercept`` (e.g. ``"tool:read_file"`` for the
-tool layer: ``env.log.intercept(...)``).
+or any name a caller routes through ``CallLog.intercept``: ``ToolRegistry`` routes every tool
+call as ``"tool:<name>"`` (e.g. ``"tool:read_file"``) through ``MemoryEnvironment.intercept_tool``.
 Calls are counted per operation, from 1 at the call after the fault was registered (so
 ``fail("write")`` hits the next write). A fault either raises its ``error`` or returns its
 ``result`` instead of doing the operation; ``nth=None`` applies it to every later call.

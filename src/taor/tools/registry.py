@@ -6,6 +6,12 @@ that are not JSON or break the schema, and an exception in the tool each become 
 ``ToolOutput`` that tells the model what went wrong. Cancellation (``asyncio.CancelledError``)
 propagates: it is the caller stopping the call, not the tool failing.
 
+An environment may intercept tool calls (fault injection by tool name): when
+``context.environment`` has a callable ``intercept_tool(name, arguments, action)``, the validated
+call runs through it (``MemoryEnvironment`` records it as operation ``tool:<name>`` and may raise
+or return an injected result instead). An injected error becomes an ``is_error`` output like an
+exception in the tool; an injected ``ToolOutput`` is returned as is, a ``str`` as its text.
+
 Schemas are checked and their validators (jsonschema, Draft 2020-12) compiled once, at
 ``register``; a bad name or schema raises ``ConfigurationError`` there.
 """
@@ -135,13 +141,32 @@ def _quoted_raw(call: ToolCallPart) -> str:
 async def _run(tool: Tool, arguments: dict[str, Any], context: ToolContext) -> ToolOutput:
     """Run the tool; exceptions become error outputs, cancellation propagates."""
     try:
-        output: object = await tool.execute(arguments, context)
+        output, injected = await _call(tool, arguments, context)
     except ToolError as exc:
         return ToolOutput.error(str(exc) or f"Tool {tool.name} failed.")
     except Exception as exc:
         return ToolOutput.error(f"Tool error ({tool.name}): {type(exc).__name__}: {exc}")
+    if injected and isinstance(output, str):
+        return ToolOutput.of(output)
     if not isinstance(output, ToolOutput):
         return ToolOutput.error(
             f"Tool error ({tool.name}): returned {type(output).__name__}, not ToolOutput."
         )
     return output
+
+
+async def _call(tool: Tool, arguments: dict[str, Any], context: ToolContext) -> tuple[object, bool]:
+    """What the tool returned, or what the environment's ``intercept_tool`` gave instead; and
+    whether it was given instead (the tool did not run)."""
+    intercept = getattr(context.environment, "intercept_tool", None)
+    if not callable(intercept):
+        return await tool.execute(arguments, context), False
+    ran = False
+
+    async def execute() -> object:
+        nonlocal ran
+        ran = True
+        return await tool.execute(arguments, context)
+
+    output = await intercept(tool.name, arguments, execute)
+    return output, not ran
