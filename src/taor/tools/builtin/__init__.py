@@ -9,9 +9,11 @@ Chromium.
 
 from taor.tools.base import Tool
 from taor.tools.builtin.edit import ApplyPatchTool, EditFileTool
-from taor.tools.builtin.read import ReadFileTool, ReadManyFilesTool
+from taor.tools.builtin.list_dir import ListDirTool
+from taor.tools.builtin.read import ReadFileTool
+from taor.tools.builtin.read_many import ReadManyFilesTool
 from taor.tools.builtin.screenshot import TakeScreenshotTool
-from taor.tools.builtin.write import ListDirTool, WriteFileTool
+from taor.tools.builtin.write import WriteFileTool
 
 __all__ = [
     "ApplyPatchTool",

@@ -1,4 +1,4 @@
-"""``read_file`` and ``read_many_files``.
+"""``read_file`` (``read_many_files`` lives in ``read_many``, re-exported here).
 
 All file access goes through ``context.environment`` (a ``taor.env.Environment``), so the path
 policy applies: a path that leaves the workspace is an ``is_error`` result, like any other
@@ -8,54 +8,38 @@ untruncated text goes to the host in ``metadata["full_output"]`` (DESIGN invaria
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from taor.env.base import EnvError, Environment, PathNotFoundError
+from taor.env.base import Environment, PathNotFoundError
 from taor.llm.types import ImagePart, TextPart
 from taor.tools.base import ToolContext, ToolOutput
 from taor.tools.builtin._common import environment_of, guarded, missing_file_message, model_output
-from taor.tools.truncation import limits_for
-
-DEFAULT_LINE_LIMIT = 2000
-MAX_LINE_CHARS = 2000
-MAX_IMAGE_BYTES = 10 * 1024 * 1024
-SNIFF_BYTES = 8192
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-_IMAGE_MAGIC = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
+from taor.tools.builtin.file_kinds import (
+    DEFAULT_LINE_LIMIT,
+    MAX_LINE_CHARS,
+    SNIFF_BYTES,
+    image_type,
+    is_binary,
+    numbered,
+    split_lines,
 )
+from taor.tools.builtin.read_many import ReadManyFilesTool
 
+__all__ = [
+    "DEFAULT_LINE_LIMIT",
+    "MAX_IMAGE_BYTES",
+    "MAX_LINE_CHARS",
+    "SNIFF_BYTES",
+    "ReadFileTool",
+    "ReadManyFilesTool",
+    "image_type",
+    "numbered",
+    "split_lines",
+]
 
-def image_type(head: bytes) -> str | None:
-    """The media type of a png, jpeg, gif or webp by its magic bytes, else None."""
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    return next((media for magic, media in _IMAGE_MAGIC if head.startswith(magic)), None)
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines with their endings, split where the environment splits (``\\n``, ``\\r\\n``, ``\\r``)."""
-    return _LINE.findall(text)
-
-
-def numbered(text: str, first: int) -> str:
-    """Lines of ``text`` as ``     1\\tline``, numbered from ``first``, overlong lines cut."""
-    out = []
-    for number, raw in enumerate(split_lines(text), first):
-        line = raw.rstrip("\r\n")
-        if len(line) > MAX_LINE_CHARS:
-            extra = len(line) - MAX_LINE_CHARS
-            line = f"{line[:MAX_LINE_CHARS]}... [line cut: {extra} more characters]"
-        out.append(f"{number:>6}\t{line}")
-    return "\n".join(out)
-
-
+MAX_IMAGE_BYTES = 10 * 1024 * 1024
 _PATH = {"type": "string", "description": "File path, relative to the workspace root."}
 
 
@@ -99,7 +83,7 @@ class ReadFileTool:
         media_type = image_type(head)
         if media_type is not None:
             return await _read_image(env, path, media_type, info.size)
-        if b"\x00" in head:
+        if is_binary(head):
             return ToolOutput.error(
                 f"{path!r} is a binary file ({info.size} bytes), not text; it cannot be shown. "
                 "Inspect it with a shell command (e.g. `file` or `xxd | head`) if you need to."
@@ -138,113 +122,3 @@ async def _read_lines(env: Environment, path: str, offset: int, limit: int) -> T
     if more:
         body += f"\n[Showing lines {offset}-{last}. More follow: read on with offset={last + 1}.]"
     return model_output("read_file", body, {"path": path, "first_line": offset, "last_line": last})
-
-
-_MAX_MANY_FILES = 50
-_GLOB_CHARS = frozenset("*?[")
-
-
-@dataclass(frozen=True, kw_only=True)
-class ReadManyFilesTool:
-    """Reads several text files (paths or globs), each under a ``==> path <==`` header."""
-
-    name: str = "read_many_files"
-    description: str = (
-        "Read several text files at once. Give paths or glob patterns (e.g. `src/**/*.py`); each "
-        "file comes back under a `==> path <==` header with line numbers. The total is bounded: "
-        f"at most {_MAX_MANY_FILES} files, and files past the size budget are named, not shown. "
-        "Use read_file for images, long files or specific line ranges."
-    )
-    parameters: Mapping[str, Any] = field(
-        default_factory=lambda: {
-            "type": "object",
-            "properties": {
-                "paths": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "minItems": 1,
-                    "description": "File paths or glob patterns, relative to the workspace root.",
-                },
-            },
-            "required": ["paths"],
-            "additionalProperties": False,
-        }
-    )
-    read_only: bool = True
-
-    async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
-        return await guarded(self._read(arguments, context))
-
-    async def _read(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
-        env = environment_of(context)
-        paths, notes = await _expand(env, [str(p) for p in arguments["paths"]])
-        sections, unread, failures = await _sections(env, paths, limits_for(self.name).chars)
-        if unread:
-            notes.append(
-                f"Not read (over the size budget; ask again for these): {', '.join(unread)}"
-            )
-        text = "\n\n".join([*sections, *notes])
-        output = model_output(self.name, text, {"paths": paths})
-        if paths and failures < len(paths):
-            return output
-        return ToolOutput.error(text or "No files matched.", metadata=output.metadata)
-
-
-async def _sections(
-    env: Environment, paths: list[str], budget: int
-) -> tuple[list[str], list[str], int]:
-    """The files' sections until ``budget`` characters, the paths left unread, the failures."""
-    sections: list[str] = []
-    unread: list[str] = []
-    size = failures = 0
-    for path in paths:
-        if size >= budget:
-            unread.append(path)
-            continue
-        section, ok = await _file_section(env, path)
-        sections.append(section)
-        size += len(section)
-        failures += not ok
-    return sections, unread, failures
-
-
-async def _expand(env: Environment, patterns: list[str]) -> tuple[list[str], list[str]]:
-    """The files named or matched, in order without repeats, and notes on what matched nothing."""
-    paths: list[str] = []
-    notes: list[str] = []
-    for pattern in patterns:
-        if not _GLOB_CHARS & set(pattern):
-            paths.append(pattern)
-            continue
-        try:
-            matched = await env.glob(pattern)
-        except EnvError as exc:
-            matched, notes = [], [*notes, f"{pattern}: {exc}"]
-        if not matched:
-            notes.append(f"No files match {pattern!r}.")
-        paths += matched
-    unique = list(dict.fromkeys(paths))
-    if len(unique) > _MAX_MANY_FILES:
-        notes.append(f"Only the first {_MAX_MANY_FILES} of {len(unique)} files were read.")
-    return unique[:_MAX_MANY_FILES], notes
-
-
-async def _file_section(env: Environment, path: str) -> tuple[str, bool]:
-    """One file's header and numbered lines (or why it was skipped), and whether it was read."""
-    header = f"==> {path} <=="
-    try:
-        if (await env.stat(path)).is_dir:
-            return f"{header}\n[a directory; use list_dir]", False
-        head = await env.read_bytes(path, limit=SNIFF_BYTES)
-        if image_type(head) or b"\x00" in head:
-            return f"{header}\n[binary or image file skipped; use read_file for images]", False
-        text = await env.read_text(path, limit=DEFAULT_LINE_LIMIT + 1)
-    except PathNotFoundError:
-        return f"{header}\n[{await missing_file_message(env, path)}]", False
-    except (EnvError, OSError) as exc:
-        return f"{header}\n[{exc}]", False
-    lines = split_lines(text)
-    body = numbered("".join(lines[:DEFAULT_LINE_LIMIT]), 1) or "(empty file)"
-    if len(lines) > DEFAULT_LINE_LIMIT:
-        body += f"\n[Only the first {DEFAULT_LINE_LIMIT} lines; use read_file with offset.]"
-    return f"{header}\n{body}", True
