@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +38,15 @@ class _Entry:
     tool: Tool
     definition: ToolDefinition
     validator: Any  # Draft202012Validator, compiled once
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Prepared:
+    """A call that passed lookup and validation: the tool, the call, its parsed arguments."""
+
+    tool: Tool
+    call: ToolCallPart
+    arguments: Mapping[str, Any]
 
 
 class ToolRegistry:
@@ -80,21 +89,43 @@ class ToolRegistry:
 
     async def execute(self, call: ToolCallPart, context: ToolContext) -> ToolOutput:
         """Run ``call``; every tool-side failure comes back as an ``is_error`` output."""
+        prepared = self.prepare(call)
+        if isinstance(prepared, ToolOutput):
+            return prepared
+        return await self.invoke(prepared, context)
+
+    def prepare(self, call: ToolCallPart) -> Prepared | ToolOutput:
+        """Look up and validate ``call``: the tool and its arguments, or the error output."""
         entry = self._entries.get(call.name)
         if entry is None:
             return ToolOutput.error(self._unknown_tool_message(call.name))
         arguments = _parse_arguments(call)
         if isinstance(arguments, ToolOutput):
             return arguments
+        return self._validated(entry, call, arguments)
+
+    def revalidate(self, prepared: Prepared, arguments: dict[str, Any]) -> Prepared | ToolOutput:
+        """``prepared`` with new arguments (a hook changed them), validated again."""
+        entry = self._entries[prepared.call.name]
+        call = dataclasses.replace(prepared.call, arguments=arguments, raw_arguments="")
+        return self._validated(entry, call, arguments)
+
+    async def invoke(self, prepared: Prepared, context: ToolContext) -> ToolOutput:
+        """Run a prepared call (exceptions become error outputs; cancellation propagates)."""
+        if context.call_id != prepared.call.id:
+            context = dataclasses.replace(context, call_id=prepared.call.id)
+        return await _run(prepared.tool, dict(prepared.arguments), context)
+
+    def _validated(
+        self, entry: _Entry, call: ToolCallPart, arguments: dict[str, Any]
+    ) -> Prepared | ToolOutput:
         problem = _schema_problem(entry.validator, arguments)
         if problem is not None:
             return ToolOutput.error(
                 f"Invalid arguments for tool {call.name}: {problem}\n"
                 f"Raw arguments: {_quoted_raw(call)}"
             )
-        if context.call_id != call.id:
-            context = dataclasses.replace(context, call_id=call.id)
-        return await _run(entry.tool, arguments, context)
+        return Prepared(tool=entry.tool, call=call, arguments=arguments)
 
     def _unknown_tool_message(self, name: str) -> str:
         available = ", ".join(sorted(self._entries)) or "(none)"
