@@ -56,9 +56,9 @@ class MemoryEnvironment(MemoryHooks):
         self._platform, self._os_version = platform, os_version
         self.default_timeout, self.max_timeout = default_timeout, max_timeout
         for directory in directories:
-            self.tree.make_dir(self.tree.resolve(directory))
+            self.make_dir(directory)
         for path, content in (files or {}).items():
-            self.tree.write(self.tree.resolve(path), encode(content))
+            self.put(path, content)
 
     # lifecycle and facts
 

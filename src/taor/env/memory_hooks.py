@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping
 
 from taor.env.memory_commands import CommandReply, CommandScript, CommandScripts
 from taor.env.memory_faults import NO_RESULT, Call, CallLog, Fault
-from taor.env.memory_fs import MemoryTree
+from taor.env.memory_fs import MemoryTree, encode
 from taor.env.paths import relative_display
 
 TOOL_PREFIX = "tool:"
@@ -93,6 +93,14 @@ class MemoryHooks:
                 match=match, reply=reply, exit_code=exit_code, stderr=stderr, duration=duration
             )
         )
+
+    def put(self, path: str, content: str | bytes) -> None:
+        """Create or replace a file (parents created) as test setup: not recorded, no faults."""
+        self.tree.write(self.tree.resolve(path), encode(content))
+
+    def make_dir(self, path: str) -> None:
+        """Create a directory and its parents as test setup: not recorded, no faults."""
+        self.tree.make_dir(self.tree.resolve(path))
 
     @property
     def files(self) -> dict[str, bytes]:

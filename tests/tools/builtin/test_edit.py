@@ -1,4 +1,4 @@
-"""edit_file and apply_patch on LocalEnvironment with real files."""
+"""edit_file and apply_patch on LocalEnvironment (real files) and MemoryEnvironment."""
 
 from __future__ import annotations
 
@@ -10,80 +10,100 @@ import pytest
 from taor.env import EnvError, LocalEnvironment, MemoryEnvironment
 from taor.tools.base import Tool, ToolContext, ToolOutput
 from taor.tools.builtin import ApplyPatchTool, EditFileTool
+from tests.tools.builtin.workspace import Workspace
 
 SOURCE = "def greet(name):\n    message = 'hello ' + name\n    return message\n"
 
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
+    """A real workspace next to ``outside.txt``, for the symlink cases (LocalEnvironment only)."""
     (tmp_path / "ws").mkdir()
     (tmp_path / "outside.txt").write_text("keep = 1\n")
     (tmp_path / "ws" / "greet.py").write_text(SOURCE)
     return tmp_path / "ws"
 
 
+@pytest.fixture
+def gws(ws: Workspace) -> Workspace:
+    """``ws`` with greet.py."""
+    ws.put("greet.py", SOURCE)
+    return ws
+
+
 async def run(tool: Tool, root: Path, **arguments: Any) -> ToolOutput:
     return await tool.execute(arguments, ToolContext(environment=LocalEnvironment(root)))
 
 
-async def edit(root: Path, path: str, old: str, new: str, **more: Any) -> ToolOutput:
-    return await run(EditFileTool(), root, path=path, old_string=old, new_string=new, **more)
+async def edit(ws: Workspace, path: str, old: str, new: str, **more: Any) -> ToolOutput:
+    return await ws.run(EditFileTool(), path=path, old_string=old, new_string=new, **more)
 
 
-async def test_edit_replaces_and_shows_the_region(root: Path) -> None:
-    output = await edit(root, "greet.py", "'hello '", "'hi '")
+async def test_edit_replaces_and_shows_the_region(gws: Workspace) -> None:
+    output = await edit(gws, "greet.py", "'hello '", "'hi '")
     assert not output.is_error
     assert output.text.startswith("Edited greet.py. Replaced 1 occurrence.")
     assert "message = 'hi ' + name" in output.text
-    assert (root / "greet.py").read_text() == SOURCE.replace("hello", "hi")
+    assert gws.get("greet.py") == SOURCE.replace("hello", "hi").encode()
     assert output.metadata["fuzzy"] is None
 
 
-async def test_edit_says_when_a_fuzzy_pass_matched(root: Path) -> None:
-    output = await edit(root, "greet.py", "message = \u2018hello \u2019 + name", "message = name")
+async def test_edit_says_when_a_fuzzy_pass_matched(gws: Workspace) -> None:
+    output = await edit(gws, "greet.py", "message = \u2018hello \u2019 + name", "message = name")
     assert not output.is_error
     assert "typographic" in output.text
-    assert "    message = name\n" in (root / "greet.py").read_text()
+    assert b"    message = name\n" in (gws.get("greet.py") or b"")
+    indented = await edit(gws, "greet.py", "return message", "return name")
+    assert not indented.is_error
+    spaces = await edit(gws, "greet.py", "return name   \n", "return 1\n")
+    assert not spaces.is_error and "trailing whitespace" in spaces.text
 
 
-async def test_edit_errors_leave_the_file_alone(root: Path) -> None:
-    several = await edit(root, "greet.py", "message", "msg")
+async def test_edit_errors_leave_the_file_alone(gws: Workspace) -> None:
+    several = await edit(gws, "greet.py", "message", "msg")
     assert several.is_error
-    assert "2" in several.text
-    none = await edit(root, "greet.py", "goodbye", "x")
+    assert "matches 2 places" in several.text and "surrounding lines" in several.text
+    none = await edit(gws, "greet.py", "mesage = 'hello ' + nme", "x")
     assert none.is_error
-    assert (root / "greet.py").read_text() == SOURCE
-    replaced = await edit(root, "greet.py", "message", "msg", replace_all=True)
+    assert "message = 'hello ' + name" in none.text  # the closest region
+    assert gws.get("greet.py") == SOURCE.encode()
+    replaced = await edit(gws, "greet.py", "message", "msg", replace_all=True)
     assert "Replaced 2 occurrences" in replaced.text
 
 
-async def test_edit_a_missing_file_or_create_one(root: Path) -> None:
-    missing = await edit(root, "gret.py", "x", "y")
+async def test_edit_a_missing_file_or_create_one(gws: Workspace) -> None:
+    missing = await edit(gws, "gret.py", "x", "y")
     assert missing.is_error
     assert "greet.py" in missing.text
     assert "write_file" in missing.text
-    created = await edit(root, "new/file.py", "", "A = 1\n")
+    created = await edit(gws, "new/file.py", "", "A = 1\n")
     assert not created.is_error
-    assert (root / "new/file.py").read_text() == "A = 1\n"
+    assert gws.get("new/file.py") == b"A = 1\n"
 
 
-async def test_edit_keeps_crlf_and_refuses_binary_and_non_utf8(root: Path) -> None:
-    (root / "dos.txt").write_bytes(b"one\r\ntwo\r\n")
-    assert not (await edit(root, "dos.txt", "two", "2")).is_error
-    assert (root / "dos.txt").read_bytes() == b"one\r\n2\r\n"
-    (root / "blob.bin").write_bytes(b"a\x00b")
-    (root / "latin.txt").write_bytes(b"caf\xe9\n")
-    assert "binary" in (await edit(root, "blob.bin", "a", "b")).text
-    assert "UTF-8" in (await edit(root, "latin.txt", "caf", "x")).text
-    assert (root / "latin.txt").read_bytes() == b"caf\xe9\n"
+async def test_edit_keeps_crlf_and_refuses_binary_and_non_utf8(ws: Workspace) -> None:
+    ws.put("dos.txt", b"one\r\ntwo\r\n")
+    assert not (await edit(ws, "dos.txt", "two", "2")).is_error
+    assert ws.get("dos.txt") == b"one\r\n2\r\n"
+    ws.put("blob.bin", b"a\x00b")
+    ws.put("latin.txt", b"caf\xe9\n")
+    assert "binary" in (await edit(ws, "blob.bin", "a", "b")).text
+    assert "UTF-8" in (await edit(ws, "latin.txt", "caf", "x")).text
+    assert ws.get("latin.txt") == b"caf\xe9\n"
 
 
-async def test_edit_path_escapes_are_errors(root: Path) -> None:
-    (root / "link.py").symlink_to(root.parent / "outside.txt")
-    for path in ("../outside.txt", str(root.parent / "outside.txt"), "link.py"):
-        output = await edit(root, path, "keep", "lost")
+async def test_edit_path_escapes_are_errors(gws: Workspace) -> None:
+    for path in ("../outside.txt", gws.outside):
+        output = await edit(gws, path, "secret", "lost")
         assert output.is_error, path
         assert "outside" in output.text
+    assert gws.outside_untouched()
+
+
+async def test_edit_through_a_symlink_out_is_refused(root: Path) -> None:
+    (root / "link.py").symlink_to(root.parent / "outside.txt")
+    output = await run(EditFileTool(), root, path="link.py", old_string="keep", new_string="lost")
+    assert output.is_error and "outside" in output.text
     assert (root.parent / "outside.txt").read_text() == "keep = 1\n"
 
 
@@ -91,9 +111,9 @@ def patch(*body: str) -> str:
     return "\n".join(["*** Begin Patch", *body, "*** End Patch"])
 
 
-async def test_patch_adds_updates_moves_and_deletes(root: Path) -> None:
-    (root / "old.txt").write_text("bye\n")
-    (root / "move.txt").write_text("a\nb\n")
+async def test_patch_adds_updates_moves_and_deletes(gws: Workspace) -> None:
+    gws.put("old.txt", "bye\n")
+    gws.put("move.txt", "a\nb\n")
     text = patch(
         "*** Add File: pkg/new.py",
         "+NEW = 1",
@@ -109,7 +129,7 @@ async def test_patch_adds_updates_moves_and_deletes(root: Path) -> None:
         "-b",
         "+c",
     )
-    output = await run(ApplyPatchTool(), root, patch=text)
+    output = await gws.run(ApplyPatchTool(), patch=text)
     assert not output.is_error, output.text
     assert output.text.splitlines() == [
         "Success. Updated the following files:",
@@ -118,20 +138,16 @@ async def test_patch_adds_updates_moves_and_deletes(root: Path) -> None:
         "D old.txt",
         "R move.txt -> moved/here.txt",
     ]
-    assert (root / "pkg/new.py").read_text() == "NEW = 1\n"
-    assert "'hey '" in (root / "greet.py").read_text()
-    assert not (root / "old.txt").exists()
-    assert not (root / "move.txt").exists()
-    assert (root / "moved/here.txt").read_text() == "a\nc\n"
+    assert gws.snapshot() == {
+        "greet.py": SOURCE.replace("hello", "hey").encode(),
+        "pkg/new.py": b"NEW = 1\n",
+        "moved/here.txt": b"a\nc\n",
+    }
 
 
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
-
-
-async def test_a_failed_patch_changes_nothing(root: Path) -> None:
-    (root / "old.txt").write_text("bye\n")
-    before = snapshot(root)
+async def test_a_failed_patch_changes_nothing(gws: Workspace) -> None:
+    gws.put("old.txt", "bye\n")
+    before = gws.snapshot()
     text = patch(
         "*** Add File: added.py",
         "+X = 1",
@@ -145,36 +161,48 @@ async def test_a_failed_patch_changes_nothing(root: Path) -> None:
         "-    return nothing_like_this",
         "+    return None",
     )
-    output = await run(ApplyPatchTool(), root, patch=text)
+    output = await gws.run(ApplyPatchTool(), patch=text)
     assert output.is_error
-    assert "greet.py" in output.text
-    assert snapshot(root) == before
+    assert "greet.py" in output.text and "nothing_like_this" in output.text
+    assert gws.snapshot() == before
 
 
-async def test_bad_grammar_is_an_error(root: Path) -> None:
-    output = await run(ApplyPatchTool(), root, patch="*** Begin Patch\nnonsense\n")
+async def test_bad_grammar_is_an_error(ws: Workspace) -> None:
+    output = await ws.run(ApplyPatchTool(), patch="*** Begin Patch\nnonsense\n")
     assert output.is_error
     assert "Invalid patch" in output.text
+    assert ws.snapshot() == {}
 
 
-async def test_patch_path_escapes_are_errors_and_write_nothing(root: Path) -> None:
-    (root / "link.txt").symlink_to(root.parent / "outside.txt")
-    before = snapshot(root.parent)
-    for target in ("../outside.txt", str(root.parent / "outside.txt"), "link.txt"):
+async def test_patch_path_escapes_are_errors_and_write_nothing(gws: Workspace) -> None:
+    before = gws.snapshot()
+    for target in ("../outside.txt", gws.outside):
         text = patch(
             "*** Add File: fine.txt",
             "+ok",
             f"*** Update File: {target}",
             "@@",
-            "-keep = 1",
-            "+keep = 2",
+            "-secret",
+            "+public",
         )
-        output = await run(ApplyPatchTool(), root, patch=text)
+        output = await gws.run(ApplyPatchTool(), patch=text)
         assert output.is_error, target
         assert "outside" in output.text
     escape = patch("*** Add File: ../escape.txt", "+x")
-    assert (await run(ApplyPatchTool(), root, patch=escape)).is_error
-    assert snapshot(root.parent) == before
+    assert (await gws.run(ApplyPatchTool(), patch=escape)).is_error
+    assert gws.snapshot() == before
+    assert gws.outside_untouched()
+
+
+async def test_patch_through_a_symlink_out_writes_nothing(root: Path) -> None:
+    (root / "link.txt").symlink_to(root.parent / "outside.txt")
+    text = patch(
+        "*** Add File: fine.txt", "+ok", "*** Update File: link.txt", "@@", "-keep = 1", "+keep = 2"
+    )
+    output = await run(ApplyPatchTool(), root, patch=text)
+    assert output.is_error and "outside" in output.text
+    assert not (root / "fine.txt").exists()
+    assert (root.parent / "outside.txt").read_text() == "keep = 1\n"
 
 
 MEMORY_PATCH = patch(

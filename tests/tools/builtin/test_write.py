@@ -1,27 +1,16 @@
-"""write_file and list_dir on LocalEnvironment with real files; file_tools()."""
+"""write_file and list_dir on LocalEnvironment (real files) and MemoryEnvironment; file_tools()."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from taor.env import LocalEnvironment
 from taor.llm.types import ToolCallPart
 from taor.tools.base import Tool, ToolContext, ToolOutput
-from taor.tools.builtin import ListDirTool, WriteFileTool, file_tools
+from taor.tools.builtin import ListDirTool, ReadFileTool, WriteFileTool, file_tools
 from taor.tools.registry import ToolRegistry
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    (tmp_path / "ws").mkdir()
-    return tmp_path / "ws"
-
-
-async def run(tool: Tool, root: Path, **arguments: Any) -> ToolOutput:
-    return await tool.execute(arguments, ToolContext(environment=LocalEnvironment(root)))
+from tests.tools.builtin.workspace import Workspace
 
 
 def test_file_tools_are_the_six_with_their_read_only_flags() -> None:
@@ -37,53 +26,71 @@ def test_file_tools_are_the_six_with_their_read_only_flags() -> None:
     assert all(isinstance(tool, Tool) for tool in file_tools())
 
 
-async def test_the_registry_validates_their_arguments_and_runs_them(root: Path) -> None:
+async def test_the_registry_validates_their_arguments_and_runs_them(ws: Workspace) -> None:
     registry = ToolRegistry(file_tools())
     assert len(registry.definitions()) == 6
-    context = ToolContext(environment=LocalEnvironment(root))
     bad = ToolCallPart(id="1", name="write_file", arguments={"path": "a.txt"})
-    assert (await registry.execute(bad, context)).is_error
+    assert (await registry.execute(bad, ws.context())).is_error
     good = ToolCallPart(id="2", name="write_file", arguments={"path": "a.txt", "content": "x"})
-    assert (await registry.execute(good, context)).text == "Created a.txt (1 line)."
+    assert (await registry.execute(good, ws.context())).text == "Created a.txt (1 line)."
     listing = ToolCallPart(id="3", name="list_dir", arguments={"depth": 1})
-    assert "a.txt (1 byte)" in (await registry.execute(listing, context)).text
+    assert "a.txt (1 byte)" in (await registry.execute(listing, ws.context())).text
 
 
-async def test_write_creates_parents_then_overwrites(root: Path) -> None:
-    created = await run(WriteFileTool(), root, path="a/b/c.txt", content="one\ntwo\n")
+async def write(ws: Workspace, **arguments: Any) -> ToolOutput:
+    return await ws.run(WriteFileTool(), **arguments)
+
+
+async def test_write_creates_parents_then_overwrites_and_reads_back(ws: Workspace) -> None:
+    created = await write(ws, path="a/b/c.txt", content="one\ntwo\n")
     assert not created.is_error
     assert created.text == "Created a/b/c.txt (2 lines)."
-    assert (root / "a/b/c.txt").read_text() == "one\ntwo\n"
-    again = await run(WriteFileTool(), root, path="a/b/c.txt", content="only")
+    assert ws.get("a/b/c.txt") == b"one\ntwo\n"
+    again = await write(ws, path="a/b/c.txt", content="only")
     assert again.text == "Overwrote a/b/c.txt (1 line)."
-    assert (root / "a/b/c.txt").read_text() == "only"
-    assert again.metadata["created"] is False
+    assert ws.get("a/b/c.txt") == b"only"
+    assert again.metadata == {"path": "a/b/c.txt", "created": False, "lines": 1}
+    back = await ws.run(ReadFileTool(), path="a/b/c.txt")
+    assert back.text == "     1\tonly"
+    empty = await write(ws, path="empty.txt", content="")
+    assert empty.text == "Created empty.txt (0 lines)."
 
 
-async def test_write_errors(root: Path) -> None:
-    (root / "dir").mkdir()
-    (root / "out").symlink_to(root.parent)
-    assert (await run(WriteFileTool(), root, path="dir", content="x")).is_error
-    for path in ("../escape.txt", str(root.parent / "escape.txt"), "out/escape.txt"):
-        output = await run(WriteFileTool(), root, path=path, content="x")
+async def test_write_errors(ws: Workspace) -> None:
+    ws.mkdir("dir")
+    ws.put("file.txt", "x")
+    assert "directory" in (await write(ws, path="dir", content="x")).text
+    under_a_file = await write(ws, path="file.txt/inner.txt", content="x")
+    assert under_a_file.is_error
+    for path in ("../escape.txt", str(Path(ws.outside).parent / "escape.txt")):
+        output = await write(ws, path=path, content="x")
         assert output.is_error, path
         assert "outside" in output.text
-    assert not (root.parent / "escape.txt").exists()
+    assert ws.outside_untouched()
+    assert ws.snapshot() == {"file.txt": b"x"}
 
 
-def make_tree(root: Path) -> None:
+async def test_write_through_a_symlink_out_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "out").symlink_to(tmp_path)
+    context = ToolContext(environment=LocalEnvironment(tmp_path / "ws"))
+    output = await WriteFileTool().execute({"path": "out/escape.txt", "content": "x"}, context)
+    assert output.is_error and "outside" in output.text
+    assert not (tmp_path / "escape.txt").exists()
+
+
+def make_tree(ws: Workspace) -> None:
     for path in ("src/pkg/mod.py", "src/main.py", "build/out.o", "docs/a.md", "x.log", "keep.txt"):
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text("12345")
-    (root / ".git" / "objects").mkdir(parents=True)
-    (root / ".git" / "HEAD").write_text("ref")
-    (root / ".gitignore").write_text("build/\n*.log\n")
-    (root / "src" / ".gitignore").write_text("/main.py\n")
+        ws.put(path, "12345")
+    ws.mkdir(".git/objects")
+    ws.put(".git/HEAD", "ref")
+    ws.put(".gitignore", "build/\n*.log\n")
+    ws.put("src/.gitignore", "/main.py\n")
 
 
-async def test_list_dir_shows_a_tree_without_git_and_ignored_paths(root: Path) -> None:
-    make_tree(root)
-    output = await run(ListDirTool(), root)
+async def test_list_dir_shows_a_tree_without_git_and_ignored_paths(ws: Workspace) -> None:
+    make_tree(ws)
+    output = await ws.run(ListDirTool())
     assert not output.is_error
     assert output.text.splitlines() == [
         "./",
@@ -95,22 +102,54 @@ async def test_list_dir_shows_a_tree_without_git_and_ignored_paths(root: Path) -
         "  .gitignore (9 bytes)",
         "  pkg/",
     ]
+    assert output.metadata == {"path": ".", "entries": 7}
 
 
-async def test_list_dir_depth_and_subdirectories_keep_parent_rules(root: Path) -> None:
-    make_tree(root)
-    deep = await run(ListDirTool(), root, path="src", depth=3)
+async def test_list_dir_depth_and_subdirectories_keep_parent_rules(ws: Workspace) -> None:
+    make_tree(ws)
+    deep = await ws.run(ListDirTool(), path="src", depth=3)
     assert deep.text.splitlines() == ["src/", ".gitignore (9 bytes)", "pkg/", "  mod.py (5 bytes)"]
-    (root / "src" / "pkg" / "debug.log").write_text("x")
-    assert "debug.log" not in (await run(ListDirTool(), root, path="src/pkg")).text
+    ws.put("src/pkg/debug.log", "x")
+    assert "debug.log" not in (await ws.run(ListDirTool(), path="src/pkg")).text
+    one = await ws.run(ListDirTool(), depth=1)
+    assert one.text.splitlines() == [
+        "./",
+        ".gitignore (13 bytes)",
+        "docs/",
+        "keep.txt (5 bytes)",
+        "src/",
+    ]
 
 
-async def test_list_dir_errors(root: Path) -> None:
-    (root / "file.txt").write_text("x")
-    (root / "out").symlink_to(root.parent)
-    assert (await run(ListDirTool(), root, path="file.txt")).is_error
-    assert "No such file" in (await run(ListDirTool(), root, path="missing")).text
-    for path in ("..", str(root.parent), "out"):
-        output = await run(ListDirTool(), root, path=path)
+async def test_a_gitignore_applies_only_below_its_directory(ws: Workspace) -> None:
+    ws.put("a/.gitignore", "*.tmp\n")
+    ws.put("a/x.tmp", "1")
+    ws.put("b/y.tmp", "1")
+    output = await ws.run(ListDirTool())
+    assert output.text.splitlines() == [
+        "./",
+        "a/",
+        "  .gitignore (6 bytes)",
+        "b/",
+        "  y.tmp (1 byte)",
+    ]
+
+
+async def test_list_dir_empty_and_errors(ws: Workspace) -> None:
+    ws.mkdir("empty")
+    ws.put("file.txt", "x")
+    assert (await ws.run(ListDirTool(), path="empty")).text == "empty/\n(empty directory)"
+    assert (await ws.run(ListDirTool(), path="file.txt")).is_error
+    assert "No such file" in (await ws.run(ListDirTool(), path="missing")).text
+    for path in ("..", str(Path(ws.outside).parent)):
+        output = await ws.run(ListDirTool(), path=path)
         assert output.is_error, path
         assert "outside" in output.text
+
+
+async def test_list_dir_through_a_symlink_out_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "out").symlink_to(tmp_path)
+    context = ToolContext(environment=LocalEnvironment(tmp_path / "ws"))
+    output = await ListDirTool().execute({"path": "out"}, context)
+    assert output.is_error and "outside" in output.text
