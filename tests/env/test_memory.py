@@ -138,6 +138,31 @@ async def test_an_async_handler_simulates_a_slow_command_that_cleanup_cancels() 
     assert [c.operation for c in env.calls][-1] == "cleanup"
 
 
+async def test_an_async_handler_that_outlasts_the_timeout_times_out() -> None:
+    env = MemoryEnvironment()
+    cancelled = asyncio.Event()
+
+    async def hang(command: str, cwd: str, extra: Mapping[str, str]) -> str:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "never"
+
+    async def failing(command: str, cwd: str, extra: Mapping[str, str]) -> str:
+        raise TimeoutError("the handler's own timeout")
+
+    env.script("serve", hang)
+    env.script("flaky", failing)
+    result = await env.run("serve", timeout=0.05)
+    assert result.timed_out and cancelled.is_set()
+    assert (result.exit_code, result.timeout, result.stdout) == (-15, 0.05, "")
+    assert result.output == "[ERROR: Command timed out after 0.05 s.]"
+    with pytest.raises(TimeoutError, match="own timeout"):
+        await env.run("flaky", timeout=5)
+
+
 async def test_an_unscripted_command_exits_127_and_says_so() -> None:
     env = MemoryEnvironment()
     result = await env.run("rm -rf /")

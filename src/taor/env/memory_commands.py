@@ -5,7 +5,9 @@ A script matches a command exactly (a ``str``), by a regex (a compiled ``re.Patt
 order they were added. Its reply is the stdout text, a whole ``CommandResult``, or a handler
 ``(command, cwd, env) -> CommandResult | str`` (or an awaitable of one: a slow command to cancel)
 called with the absolute working directory and the extra variables the caller passed. A command
-no script matches exits 127 with a message.
+no script matches exits 127 with a message. An awaitable reply still pending when the command's
+timeout (in real seconds) runs out is cancelled, and the command times out as a real one does
+(exit code -15, ``timed_out``, a note in ``output``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import asyncio
 import inspect
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from taor.env.base import CommandResult, OutputCallback, StreamName
 
@@ -23,6 +25,7 @@ CommandHandler = Callable[
 ]
 CommandReply = str | CommandResult | CommandHandler
 UNSCRIPTED_EXIT_CODE = 127
+TIMED_OUT_EXIT_CODE = -15  # killed by SIGTERM, as LocalEnvironment reports it
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -62,6 +65,15 @@ def _text_result(
         timed_out=False,
         timeout=timing.timeout,
         requested_timeout=timing.requested,
+    )
+
+
+def _timed_out(command: str, timing: _Timing) -> CommandResult:
+    note = f"[ERROR: Command timed out after {timing.timeout:g} s.]"
+    return replace(
+        _text_result(command, "", "", TIMED_OUT_EXIT_CODE, timing.timeout, timing),
+        output=note,
+        timed_out=True,
     )
 
 
@@ -106,7 +118,9 @@ class CommandScripts:
         if script is None:
             message = f"MemoryEnvironment: no scripted result for {command!r}\n"
             return _text_result(command, "", message, UNSCRIPTED_EXIT_CODE, 0.0, timing)
-        reply = await self._reply(script, command, cwd, env)
+        reply = await self._reply(script, command, cwd, env, limit)
+        if reply is None:
+            return _timed_out(command, timing)
         if isinstance(reply, CommandResult):
             return reply
         return _text_result(
@@ -114,8 +128,9 @@ class CommandScripts:
         )
 
     async def _reply(
-        self, script: CommandScript, command: str, cwd: str, env: Mapping[str, str]
-    ) -> CommandResult | str:
+        self, script: CommandScript, command: str, cwd: str, env: Mapping[str, str], limit: float
+    ) -> CommandResult | str | None:
+        """The script's reply; None when an awaitable reply outlasted ``limit`` seconds."""
         if not callable(script.reply):
             return script.reply
         reply = script.reply(command, cwd, env)
@@ -125,7 +140,12 @@ class CommandScripts:
         if task is not None:
             self._running.add(task)
         try:
-            return await reply
+            async with asyncio.timeout(limit) as scope:
+                return await reply
+        except TimeoutError:
+            if scope.expired():
+                return None
+            raise
         finally:
             self._running.discard(task)
 
