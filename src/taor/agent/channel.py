@@ -1,0 +1,114 @@
+"""Event delivery from the loop to any number of subscribers, without ever blocking the loop.
+
+Each subscriber has its own unbounded queue, so a consumer that stops reading never stalls tool
+execution. Under backpressure (a backlog of ``coalesce_after`` events or more) a new text,
+thinking or tool-output delta is merged into the delta at the back of the queue when both belong
+to the same stream, so a slow reader gets fewer, longer deltas; other events are never merged or
+dropped. A merged tool-output delta keeps at most ``max_delta_chars`` (head and tail, with a
+marker): the whole output still arrives in ``tool_call_end``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from taor.agent.events import (
+    AssistantTextDelta,
+    Event,
+    ThinkingDelta,
+    ToolCallOutputDelta,
+)
+
+COALESCE_AFTER = 32
+MAX_DELTA_CHARS = 64 * 1024
+_DELTAS = (AssistantTextDelta, ThinkingDelta, ToolCallOutputDelta)
+
+
+def _mergeable(last: Event, event: Event) -> bool:
+    if type(last) is not type(event) or last.agent_id != event.agent_id:
+        return False
+    if isinstance(event, ToolCallOutputDelta):
+        return isinstance(last, ToolCallOutputDelta) and last.call_id == event.call_id
+    return True
+
+
+def _joined(first: str, second: str) -> str:
+    text = first + second
+    if len(text) <= MAX_DELTA_CHARS:
+        return text
+    half = MAX_DELTA_CHARS // 2
+    return f"{text[:half]}\n[... output skipped while the reader was behind ...]\n{text[-half:]}"
+
+
+class Subscriber:
+    """One reader's queue. ``until`` ends the iteration after the event it accepts."""
+
+    def __init__(
+        self, until: Callable[[Event], bool] | None = None, coalesce_after: int = COALESCE_AFTER
+    ) -> None:
+        self._items: deque[Event] = deque()
+        self._until = until
+        self._coalesce_after = coalesce_after
+        self._wakeup = asyncio.Event()
+        self._closed = False
+
+    def put(self, event: Event) -> None:
+        if self._closed:
+            return
+        items = self._items
+        if (
+            isinstance(event, _DELTAS)
+            and len(items) >= self._coalesce_after
+            and _mergeable(items[-1], event)
+        ):
+            last: Any = items[-1]
+            items[-1] = dataclasses.replace(last, delta=_joined(last.delta, event.delta))
+        else:
+            items.append(event)
+        self._wakeup.set()
+
+    def close(self) -> None:
+        self._closed = True
+        self._wakeup.set()
+
+    async def __aiter__(self) -> AsyncIterator[Event]:
+        while True:
+            while self._items:
+                event = self._items.popleft()
+                yield event
+                if self._until is not None and self._until(event):
+                    return
+            if self._closed:
+                return
+            self._wakeup.clear()
+            await self._wakeup.wait()
+
+
+class Channel:
+    """Publishes each event to every current subscriber."""
+
+    def __init__(self) -> None:
+        self._subscribers: list[Subscriber] = []
+
+    def subscribe(self, until: Callable[[Event], bool] | None = None) -> Subscriber:
+        subscriber = Subscriber(until)
+        self._subscribers.append(subscriber)
+        return subscriber
+
+    def unsubscribe(self, subscriber: Subscriber) -> None:
+        subscriber.close()
+        if subscriber in self._subscribers:
+            self._subscribers.remove(subscriber)
+
+    def publish(self, event: Event) -> None:
+        for subscriber in self._subscribers:
+            subscriber.put(event)
+
+    def close(self) -> None:
+        for subscriber in self._subscribers:
+            subscriber.close()
+        self._subscribers.clear()

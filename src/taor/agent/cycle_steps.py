@@ -1,0 +1,142 @@
+"""The steps of the turn loop other than the model call and the tool round."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+
+from taor.agent.events import (
+    ErrorEvent,
+    Event,
+    Interrupted,
+    LoopDetection,
+    TurnLimit,
+    UserInput,
+    WarningEvent,
+)
+from taor.agent.hooks import HookFailure, run_stop, run_user_prompt
+from taor.agent.model_call import Streamed, record_partial, record_response, stream_response
+from taor.agent.runtime import Runtime
+from taor.agent.transcript import synthetic_result
+from taor.agent.turns import NoticeTurn, ToolResultsTurn, UserTurn
+from taor.errors import AuthenticationError, ContextLengthError, ProviderError
+from taor.llm.types import TextPart, ToolCallPart, ToolChoice, ToolResultPart
+
+LIMIT_SUMMARY = (
+    "{message} Do not call any tools. In a few short paragraphs, summarize for the user what "
+    "has been done so far, what remains to be done, and how to continue."
+)
+
+
+async def begin(rt: Runtime, cycle: int, prompt: str) -> list[Event]:
+    """The input as a user turn (after the prompt hooks), then any queued steering."""
+    rt.loops.reset()
+    events: list[Event] = []
+    changed = await run_user_prompt(rt.hooks, prompt)
+    if isinstance(changed, HookFailure):
+        events.append(_hook_error(changed))
+    else:
+        prompt = changed
+    await rt.append(UserTurn(content=(TextPart(text=prompt),)))
+    events.append(UserInput(text=prompt, cycle=cycle))
+    events.extend(await rt.drain_steering())
+    return events
+
+
+async def after_limit(rt: Runtime, limit: TurnLimit) -> AsyncIterator[Event]:
+    """Report the limit; then, unless switched off, ask for a last text-only summary."""
+    yield limit
+    if not rt.config.limits.summary_on_limit:
+        return
+    yield await rt.inject(LIMIT_SUMMARY.format(message=limit.message), "limit")
+    streamed = Streamed()
+    try:
+        async for event in stream_response(
+            rt, rt.request(tool_choice=ToolChoice(mode="none")), streamed
+        ):
+            yield event
+    except ProviderError as error:
+        yield WarningEvent(message=f"The summary after the limit failed: {error}", code="limit")
+        await rt.append(NoticeTurn(text=f"summary after the limit failed: {error}"))
+        return
+    assert streamed.response is not None
+    for event in await record_response(rt, streamed.response):
+        yield event
+    await settle_pending(rt, {}, "cancelled")  # a model that called tools anyway
+
+
+async def stop_hook(rt: Runtime, text: str) -> Event | None:
+    """A steering event when an ``on_stop`` hook asks the loop to go on; else None."""
+    more = await run_stop(rt.hooks, text)
+    if isinstance(more, HookFailure):
+        return _hook_error(more)  # reported; the cycle ends as it would have
+    if more is None:
+        return None
+    return await rt.inject(more, "hook")
+
+
+async def check_loops(rt: Runtime, calls: Sequence[ToolCallPart]) -> LoopDetection | None:
+    """Record the round's calls; on a first hit, steer the model away from the loop."""
+    found = None
+    for call in calls:
+        verdict = rt.loops.record(call)
+        if verdict is not None and (found is None or verdict.kind == "stop"):
+            found = verdict
+    if found is None:
+        return None
+    if found.kind == "warn":
+        await rt.inject(found.message, "loop_detection")
+    return LoopDetection(
+        message=found.message, cycle_length=found.cycle_length, stopped=found.kind == "stop"
+    )
+
+
+async def finish_interrupted(
+    rt: Runtime, streamed: Streamed, results: dict[str, ToolResultPart]
+) -> list[Event]:
+    """After an interrupt or close: partial text kept, pending calls answered, notice written."""
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()
+    events: list[Event] = []
+    if streamed.response is None and streamed.assembler is not None:
+        partial = await record_partial(rt, streamed)
+        if partial is not None:
+            events.append(partial)
+    await settle_pending(rt, results, "interrupted")
+    reason = "interrupted by the host" if rt.stopping == "interrupted" else "session closed"
+    await rt.append(NoticeTurn(text=reason))
+    events.append(Interrupted(reason=reason))
+    return events
+
+
+async def settle_pending(rt: Runtime, results: dict[str, ToolResultPart], why: str) -> None:
+    """Give every call of the last assistant turn that has no result one, in call order."""
+    pending = rt.transcript.pending_calls()
+    if not pending:
+        return
+    answered = tuple(
+        results.get(call_id) or synthetic_result(call_id, name, why) for call_id, name in pending
+    )
+    await rt.append(ToolResultsTurn(results=answered))
+
+
+def failure_events(error: ProviderError) -> list[Event]:
+    """A model call failed for good: an error (fatal for authentication), and advice."""
+    fatal = isinstance(error, AuthenticationError)
+    events: list[Event] = [
+        ErrorEvent(message=str(error), error_type=type(error).__name__, fatal=fatal)
+    ]
+    if isinstance(error, ContextLengthError):
+        events.append(
+            WarningEvent(
+                message="The conversation no longer fits the model's context window. Compact "
+                "it, or start a new session with a summary of this one.",
+                code="context_length",
+            )
+        )
+    return events
+
+
+def _hook_error(failure: HookFailure) -> ErrorEvent:
+    return ErrorEvent(message=failure.message, error_type=type(failure.error).__name__)

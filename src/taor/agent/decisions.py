@@ -1,0 +1,41 @@
+"""The answer to a permission request, from the host (``Session.decide``) or ``can_use_tool``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from taor.agent.events import DecisionKind
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Decision:
+    """``allow`` once, ``allow_always`` (adds a rule for the rest of the session), or ``deny``
+    with a ``message`` the model reads (say what to do instead)."""
+
+    kind: DecisionKind
+    message: str = ""
+
+    @classmethod
+    def allow(cls) -> Decision:
+        return cls(kind="allow")
+
+    @classmethod
+    def allow_always(cls) -> Decision:
+        return cls(kind="allow_always")
+
+    @classmethod
+    def deny(cls, message: str = "") -> Decision:
+        return cls(kind="deny", message=message)
+
+
+def as_decision(answer: object) -> Decision:
+    """What a ``can_use_tool`` callback returned, as a Decision (True/False, a kind or one)."""
+    if isinstance(answer, Decision):
+        return answer
+    if answer is True or answer in ("allow", "allow_always"):
+        return Decision(kind="allow_always" if answer == "allow_always" else "allow")
+    if answer is False or answer == "deny" or answer is None:
+        return Decision.deny()
+    if isinstance(answer, str):
+        return Decision.deny(answer)
+    raise TypeError(f"can_use_tool must return a Decision, a bool or a str, not {answer!r}")

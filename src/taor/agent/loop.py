@@ -1,0 +1,91 @@
+"""The turn loop (DESIGN invariant 3): one async generator of events per input, written once.
+
+Think, act, observe, repeat: take the input, then call the model, run the tools it asks for,
+give back the results, until it answers without tools, a limit or a loop stops it, the host
+interrupts, or the model fails for good. Each step is a helper of its own module; whatever
+happens, the transcript stays valid: an interrupt keeps the partial text and answers pending
+calls with ``interrupted`` results, an error answers them with ``cancelled`` ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+
+from taor.agent.cycle_steps import (
+    after_limit,
+    begin,
+    check_loops,
+    failure_events,
+    finish_interrupted,
+    settle_pending,
+    stop_hook,
+)
+from taor.agent.events import ErrorEvent, Event, ProcessingEnd, StopReason
+from taor.agent.model_call import Streamed, record_response, stream_response
+from taor.agent.runtime import CycleCounters, Runtime
+from taor.agent.tool_round import run_round
+from taor.agent.turns import ToolResultsTurn
+from taor.errors import ProviderError
+from taor.llm.types import ToolResultPart
+
+
+async def run_cycle(rt: Runtime, cycle: int, prompt: str) -> AsyncGenerator[Event, None]:
+    counters = CycleCounters(cycle=cycle, started=rt.clock())
+    streamed = Streamed()
+    results: dict[str, ToolResultPart] = {}
+    stop: StopReason = "completed"
+    text = ""
+    try:
+        for event in await begin(rt, cycle, prompt):
+            yield event
+        while True:
+            if (limit := rt.limit_reached(counters)) is not None:
+                stop = "turn_limit"
+                async for event in after_limit(rt, limit):
+                    yield event
+                break
+            request = rt.request()
+            if (warning := rt.context_warning(request)) is not None:
+                yield warning
+            streamed = Streamed()
+            async for event in stream_response(rt, request, streamed):
+                yield event
+            assert streamed.response is not None
+            for event in await record_response(rt, streamed.response):
+                yield event
+            text, calls = streamed.response.text, streamed.response.tool_calls
+            if not calls:
+                if (more := await stop_hook(rt, text)) is None:
+                    break
+                yield more
+                continue
+            counters.rounds += 1
+            counters.calls += len(calls)
+            results = {}
+            async for event in run_round(rt, calls, results):
+                yield event
+            await rt.append(ToolResultsTurn(results=tuple(results[c.id] for c in calls)))
+            for event in await rt.drain_steering():
+                yield event
+            if (detected := await check_loops(rt, calls)) is not None:
+                yield detected
+                if detected.stopped:
+                    stop = "loop_detected"
+                    break
+    except asyncio.CancelledError:
+        if rt.stopping is None:
+            raise  # not ours: whoever cancelled the session's task wants it gone
+        stop = rt.stopping
+        for event in await finish_interrupted(rt, streamed, results):
+            yield event
+    except ProviderError as error:
+        stop = "error"
+        rt.failure = error
+        for event in failure_events(error):
+            yield event
+    except Exception as error:  # a bug in taor or a host callback: keep the session usable
+        stop = "error"
+        await settle_pending(rt, results, "cancelled")
+        yield ErrorEvent(message=f"Internal error: {error!r}", error_type=type(error).__name__)
+    yield ProcessingEnd(cycle=cycle, stop_reason=stop, text=text)

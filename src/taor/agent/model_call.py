@@ -1,0 +1,144 @@
+"""One model call of the loop: stream, retry, and record the response.
+
+``stream_response`` streams the request through the model, turning text and thinking deltas
+into events as they arrive. A stream silent for longer than ``config.timeouts.idle`` fails with
+``IdleTimeoutError``. Retryable failures are retried by the session's ``RetryPolicy``, each with
+a ``retry`` event, also after part of the response was streamed: no tool has run yet, so asking
+again has no side effects (``discarded_text`` tells the host to drop the text it showed).
+
+``record_response`` appends the assistant turn and reports its text and usage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from dataclasses import dataclass
+
+from taor.agent.events import (
+    AssistantTextDelta,
+    AssistantTextEnd,
+    AssistantTextStart,
+    Event,
+    Retry,
+    ThinkingDelta,
+    UsageEvent,
+)
+from taor.agent.runtime import Runtime
+from taor.agent.turns import AssistantTurn
+from taor.errors import IdleTimeoutError, ProviderError
+from taor.llm import events as llm
+from taor.llm.assembler import Assembler
+from taor.llm.types import Message, Request, Response, TextPart
+
+
+@dataclass(kw_only=True, slots=True)
+class Streamed:
+    """Where ``stream_response`` leaves its result (and, while it runs, what has arrived)."""
+
+    assembler: Assembler | None = None
+    response: Response | None = None
+
+    def partial_text(self) -> str:
+        return self.assembler.message().text if self.assembler is not None else ""
+
+
+async def stream_response(rt: Runtime, request: Request, out: Streamed) -> AsyncIterator[Event]:
+    policy = rt.config.retry
+    attempt = 0
+    while True:
+        attempt += 1
+        rt.model_calls += 1
+        out.assembler = assembler = Assembler(rt.model.provider)
+        started = False
+        try:
+            async for event in _model_events(rt, request, assembler):
+                if not started and type(event) is AssistantTextDelta:
+                    started = True
+                    yield AssistantTextStart()
+                yield event
+            out.response = assembler.response()
+            return
+        except ProviderError as error:
+            if attempt >= policy.max_attempts or not policy.should_retry(error):
+                raise
+            delay = policy.delay(attempt, error)
+            yield Retry(
+                attempt=attempt,
+                delay=delay,
+                cause=str(error),
+                error_type=type(error).__name__,
+                discarded_text=started,
+            )
+            await rt.sleep(delay)
+
+
+async def _model_events(
+    rt: Runtime, request: Request, assembler: Assembler
+) -> AsyncIterator[Event]:
+    idle = rt.config.timeouts.idle
+    async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]
+        events = aiter(stream)
+        while True:
+            try:
+                async with asyncio.timeout(idle):
+                    event = await anext(events)
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                raise IdleTimeoutError(
+                    f"no data from the model for {idle:g} seconds", provider=rt.model.provider
+                ) from None
+            assembler.feed(event)
+            if type(event) is llm.TextDelta:
+                yield AssistantTextDelta(delta=event.text)
+            elif type(event) is llm.ThinkingDelta and event.text:
+                yield ThinkingDelta(delta=event.text)
+
+
+async def record_response(rt: Runtime, response: Response) -> list[Event]:
+    """Append the response as an assistant turn (unless empty) and report text and usage."""
+    events: list[Event] = [AssistantTextEnd(text=response.text, reasoning=response.reasoning)]
+    if _has_content(response.message):
+        await rt.append(
+            AssistantTurn(
+                message=response.message,
+                usage=response.usage,
+                response_id=response.id,
+                provider=response.provider or rt.model.provider,
+                model=response.model or rt.model.model_id,
+                finish=response.finish_reason.reason,
+            )
+        )
+    if rt.last_estimate and response.usage.input_tokens:
+        rt.tokens.observe(rt.last_estimate, response.usage.input_tokens)
+    cost, total_cost = rt.usage.add(
+        response.usage, provider=rt.model.provider, model=response.model or rt.model.model_id
+    )
+    events.append(
+        UsageEvent(usage=response.usage, total=rt.usage.total, cost=cost, total_cost=total_cost)
+    )
+    return events
+
+
+async def record_partial(rt: Runtime, out: Streamed) -> AssistantTextEnd | None:
+    """After an interrupt mid-stream: keep the text that arrived (no tool calls, no thinking)."""
+    text = out.partial_text()
+    if not text.strip():
+        return None
+    message = Message(role="assistant", parts=(TextPart(text=text),))
+    await rt.append(
+        AssistantTurn(
+            message=message,
+            provider=rt.model.provider,
+            model=rt.model.model_id,
+            finish="interrupted",
+            partial=True,
+        )
+    )
+    return AssistantTextEnd(text=text, partial=True)
+
+
+def _has_content(message: Message) -> bool:
+    return any(not isinstance(part, TextPart) or part.text.strip() for part in message.parts)

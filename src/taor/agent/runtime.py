@@ -1,0 +1,165 @@
+"""``Runtime``: the mutable state of one session that the turn loop works on.
+
+The loop (``taor.agent.loop``) reads top to bottom and asks the runtime for each step; the
+runtime holds the model, environment, tools, config, transcript, ledgers and queues, and does
+the bookkeeping: appending turns (to the transcript and the store), draining steering, building
+requests, checking limits. It knows nothing of subscribers: events are returned or yielded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from taor.agent.config import SessionConfig
+from taor.agent.events import Event, SteeringInjected, StopReason, TurnLimit, WarningEvent
+from taor.agent.hooks import Hooks
+from taor.agent.ledger import TokenLedger, UsageLedger
+from taor.agent.loop_detection import LoopDetector
+from taor.agent.permissions import PermissionPolicy
+from taor.agent.store import TranscriptStore
+from taor.agent.transcript import Transcript
+from taor.agent.turns import SteeringSource, SteeringTurn, Turn
+from taor.errors import ProviderError
+from taor.llm.catalog import Catalog
+from taor.llm.model import Model
+from taor.llm.types import Request, ToolChoice
+from taor.tools import truncation
+from taor.tools.registry import ToolRegistry
+
+CanUseTool = Callable[[str, dict[str, Any]], Awaitable[Any]]
+
+
+@dataclass(kw_only=True, slots=True)
+class CycleCounters:
+    """What the limits of one input count."""
+
+    cycle: int
+    started: float
+    rounds: int = 0
+    calls: int = 0
+
+
+@dataclass(kw_only=True)
+class Runtime:
+    session_id: str
+    model: Model
+    environment: Any
+    tools: ToolRegistry
+    config: SessionConfig
+    catalog: Catalog
+    transcript: Transcript
+    store: TranscriptStore | None = None
+    hooks: Hooks = field(default_factory=Hooks)
+    can_use_tool: CanUseTool | None = None
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    clock: Callable[[], float] = time.monotonic
+    steering: deque[str] = field(default_factory=deque)
+    model_calls: int = 0
+    state: str = "idle"
+    stopping: StopReason | None = None  # set by interrupt() / close() before cancelling
+    failure: ProviderError | None = None  # the error that ended the last cycle
+    last_estimate: int = 0
+    permission_waiters: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
+    usage: UsageLedger = field(init=False)
+    tokens: TokenLedger = field(init=False)
+    loops: LoopDetector = field(init=False)
+    permissions: PermissionPolicy = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.usage = UsageLedger(self.catalog, self.model.provider, self.model.model_id)
+        self.tokens = TokenLedger(self.context_window(), self.config.context_warning)
+        self.loops = LoopDetector(self.config.loop_detection)
+        self.permissions = PermissionPolicy(
+            self.config.permissions, workspace=self.environment.working_directory()
+        )
+
+    def reconfigure(self, config: SessionConfig) -> None:
+        """Apply a new config from the next model call (rules added with allow-always stay)."""
+        if config.loop_detection != self.config.loop_detection:
+            self.loops = LoopDetector(config.loop_detection)
+        self.permissions.configure(config.permissions)
+        self.config = config
+        self.tokens.context_window = self.context_window()
+
+    def context_window(self) -> int:
+        if self.config.context_window:
+            return self.config.context_window
+        return self.catalog.lookup(self.model.provider, self.model.model_id).context_window
+
+    async def append(self, turn: Turn) -> None:
+        """Record a turn: in the transcript, and in the store when there is one."""
+        self.transcript.append(turn)
+        if self.store is not None:
+            await self.store.append(turn)
+
+    async def inject(self, text: str, source: SteeringSource) -> SteeringInjected:
+        await self.append(SteeringTurn(text=text, source=source))
+        return SteeringInjected(text=text, source=source)
+
+    async def drain_steering(self) -> list[Event]:
+        """Move queued steering into the history (after results: a user-side message)."""
+        events: list[Event] = []
+        while self.steering:
+            events.append(await self.inject(self.steering.popleft(), "user"))
+        return events
+
+    def request(self, *, tool_choice: ToolChoice | None = None) -> Request:
+        """The next request, derived from the transcript (checked by the validator first)."""
+        self.transcript.check()
+        config = self.config
+        return Request(
+            messages=self.transcript.messages(),
+            model=self.model.model_id,
+            system=config.system_prompt,
+            tools=tuple(self.tools.definitions()),
+            tool_choice=tool_choice or ToolChoice(),
+            max_tokens=config.max_tokens,
+            temperature=config.temperature,
+            reasoning_effort=config.reasoning_effort,
+            provider_options=config.provider_options,
+        )
+
+    def context_warning(self, request: Request) -> WarningEvent | None:
+        tokens = self.tokens.estimate(request.messages, request.system, request.tools)
+        self.last_estimate = tokens
+        if not self.tokens.should_warn(tokens):
+            return None
+        window = self.tokens.context_window
+        return WarningEvent(
+            message=f"The conversation is about {tokens} tokens, {tokens * 100 // window}% of "
+            f"the model's {window}-token context window.",
+            code="context_window",
+        )
+
+    def limit_reached(self, counters: CycleCounters) -> TurnLimit | None:
+        """The first limit the next model call would break, as the event that reports it."""
+        limits = self.config.limits
+        elapsed = self.clock() - counters.started
+        checks: list[tuple[Any, float, float, str]] = [
+            ("model_calls", limits.max_model_calls, self.model_calls, "model calls this session"),
+            ("tool_rounds", limits.max_tool_rounds, counters.rounds, "tool rounds this input"),
+            ("tool_calls", limits.max_tool_calls, counters.calls, "tool calls this input"),
+            ("wall_time", limits.max_wall_time, elapsed, "seconds on this input"),
+            ("cost", limits.max_cost, self.usage.known_cost, "US dollars this session"),
+        ]
+        for name, limit, value, what in checks:
+            if limit and value >= limit:
+                return TurnLimit(
+                    limit=name,
+                    value=value,
+                    message=f"Limit reached: {value:g} {what} (max {limit:g}).",
+                )
+        return None
+
+    def output_limits(self, name: str) -> truncation.Limits:
+        default = truncation.limits_for(name)
+        chars = self.config.tool_output_limits.get(name, default.chars)
+        lines = self.config.tool_line_limits.get(name, default.lines)
+        if (chars, lines) == (default.chars, default.lines):
+            return default
+        return truncation.Limits(chars=chars, lines=lines, mode=default.mode)

@@ -1,0 +1,329 @@
+"""``Session``: the host's handle on an agent (DESIGN §3).
+
+A session owns a driver task that runs queued inputs one cycle at a time through the turn loop
+(``taor.agent.loop``) and publishes each event to every subscriber (``taor.agent.channel``), so
+a slow or absent reader never stalls the loop. ``submit`` and ``events`` subscribe; ``run``
+drains one cycle into a ``RunResult``. Commands (``steer``, ``follow_up``, ``interrupt``,
+``close``, ``decide``) may come at any time and are acknowledged by events.
+
+States: ``idle``, ``running``, ``awaiting_permission``, ``compacting`` (issue 5), ``closed``.
+An interrupt stops the current cycle (inputs queued after it still run); ``close`` stops
+everything: the stream, every process group of the environment, queued inputs; pending calls get
+synthetic results, the store is flushed, ``session_end`` is the last event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+import os
+import uuid
+from collections import deque
+from collections.abc import AsyncIterator, Iterable
+from contextlib import aclosing
+from typing import Any
+
+from taor.agent.channel import Channel
+from taor.agent.config import SessionConfig
+from taor.agent.decisions import Decision
+from taor.agent.events import (
+    Event,
+    FollowUpQueued,
+    Interrupted,
+    ProcessingEnd,
+    SessionEnd,
+    SessionStart,
+    SteeringQueued,
+)
+from taor.agent.hooks import Hooks
+from taor.agent.loop import run_cycle
+from taor.agent.result import ResultBuilder, RunResult
+from taor.agent.runtime import CanUseTool, Runtime
+from taor.agent.store import TranscriptStore
+from taor.agent.transcript import Transcript
+from taor.agent.turns import Turn
+from taor.errors import AuthenticationError, SessionClosedError
+from taor.llm.catalog import Catalog
+from taor.llm.model import Model
+from taor.tools.base import Tool
+from taor.tools.registry import ToolRegistry
+
+
+def default_tools() -> list[Tool]:
+    """The tools a session offers when given none (profiles choose per provider later)."""
+    from taor.tools.builtin import EditFileTool, ListDirTool, ReadFileTool, WriteFileTool
+    from taor.tools.builtin.search import GlobTool, GrepTool
+    from taor.tools.builtin.shell import ShellTool
+
+    return [
+        ReadFileTool(),
+        ListDirTool(),
+        GrepTool(),
+        GlobTool(),
+        WriteFileTool(),
+        EditFileTool(),
+        ShellTool(),
+    ]
+
+
+class Session:
+    def __init__(
+        self,
+        model: Model | str,
+        environment: Any = None,
+        tools: Iterable[Tool] | ToolRegistry | None = None,
+        config: SessionConfig | None = None,
+        *,
+        store: TranscriptStore | None = None,
+        history: Iterable[Turn] = (),
+        hooks: Hooks | None = None,
+        can_use_tool: CanUseTool | None = None,
+        catalog: Catalog | None = None,
+        session_id: str | None = None,
+    ) -> None:
+        self._owns_model = isinstance(model, str)
+        if isinstance(model, str):
+            from taor.llm.connect import connect
+
+            model = connect(model)
+        if environment is None:
+            from taor.env.local import LocalEnvironment
+
+            environment = LocalEnvironment(os.getcwd())
+        registry = (
+            tools
+            if isinstance(tools, ToolRegistry)
+            else ToolRegistry(default_tools() if tools is None else tools)
+        )
+        self.id = session_id or uuid.uuid4().hex
+        self._rt = Runtime(
+            session_id=self.id,
+            model=model,
+            environment=environment,
+            tools=registry,
+            config=config or SessionConfig(),
+            catalog=catalog or Catalog.default(),
+            transcript=Transcript(history),
+            store=store,
+            hooks=hooks or Hooks(),
+            can_use_tool=can_use_tool,
+        )
+        self._resumed = bool(self._rt.transcript.turns)
+        self._channel = Channel()
+        self._queue: deque[tuple[int, str]] = deque()
+        self._cycles = itertools.count(1)
+        self._driver: asyncio.Task[None] | None = None
+        self._current: asyncio.Task[None] | None = None
+        self._closing: asyncio.Task[None] | None = None
+        self._started = False
+        self._closed = False
+
+    # --- facts ---
+
+    @property
+    def state(self) -> str:
+        return "closed" if self._closed else self._rt.state
+
+    @property
+    def history(self) -> list[Turn]:
+        return list(self._rt.transcript.turns)
+
+    @property
+    def config(self) -> SessionConfig:
+        return self._rt.config
+
+    @property
+    def tools(self) -> ToolRegistry:
+        return self._rt.tools
+
+    # --- lifecycle ---
+
+    async def __aenter__(self) -> Session:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def start(self) -> None:
+        """Initialize the environment and emit ``session_start`` (done by the first submit)."""
+        if self._started:
+            return
+        self._started = True
+        await self._rt.environment.initialize()
+        model = self._rt.model
+        self._channel.publish(
+            SessionStart(
+                session_id=self.id,
+                provider=model.provider,
+                model=model.model_id,
+                resumed=self._resumed,
+            )
+        )
+
+    async def close(self, reason: str = "closed") -> None:
+        """Stop everything, answer pending calls, flush, emit ``session_end``. Idempotent."""
+        if self._closing is None:
+            self._closing = asyncio.create_task(self._shutdown(reason))
+        await asyncio.shield(self._closing)
+
+    # --- commands ---
+
+    def submit(self, text: str) -> AsyncIterator[Event]:
+        """Start a cycle (queued behind a running one); iterate its events up to its end."""
+        cycle = self._enqueue(text)
+        subscription = self._channel.subscribe(
+            until=lambda e: (
+                (isinstance(e, ProcessingEnd) and e.cycle == cycle) or isinstance(e, SessionEnd)
+            )
+        )
+        return self._iterate(subscription)
+
+    def events(self) -> AsyncIterator[Event]:
+        """Every event from now until ``session_end``."""
+        return self._iterate(self._channel.subscribe(until=lambda e: isinstance(e, SessionEnd)))
+
+    async def run(self, text: str) -> RunResult:
+        """Run one cycle to its end. Raises only what the caller must handle (authentication)."""
+        builder = ResultBuilder()
+        async for event in self.submit(text):
+            builder.feed(event)
+        if isinstance(self._rt.failure, AuthenticationError) and self._closed:
+            raise self._rt.failure
+        return builder.result()
+
+    def run_sync(self, text: str) -> RunResult:
+        """``run`` for code without an event loop (one loop per call: the session is closed
+        at the end, since its tasks cannot outlive the loop)."""
+
+        async def run_and_close() -> RunResult:
+            try:
+                return await self.run(text)
+            finally:
+                await self.close()
+
+        return asyncio.run(run_and_close())
+
+    def steer(self, text: str) -> None:
+        """A message for the model at the next safe point (after the current tool round)."""
+        self._check_open()
+        self._rt.steering.append(text)
+        self._channel.publish(SteeringQueued(text=text))
+
+    def follow_up(self, text: str) -> None:
+        """An input to run as a new cycle once the current one ends."""
+        self._enqueue(text)
+        self._channel.publish(FollowUpQueued(text=text))
+
+    def interrupt(self) -> None:
+        """Stop the current cycle now; partial text is kept, pending calls get results."""
+        current = self._current
+        if current is None or current.done() or self._rt.stopping is not None:
+            self._channel.publish(Interrupted(reason="nothing to interrupt"))
+            return
+        self._rt.stopping = "interrupted"
+        current.cancel()
+
+    def decide(self, request_id: str, decision: Decision | str, message: str = "") -> None:
+        """Answer a ``permission_request`` (``allow``, ``allow_always`` or ``deny``)."""
+        if isinstance(decision, str):
+            decision = Decision(kind=decision, message=message)  # type: ignore[arg-type]
+        future = self._rt.permission_waiters.get(request_id)
+        if future is None or future.done():
+            raise KeyError(f"no pending permission request {request_id!r}")
+        future.set_result(decision)
+
+    def configure(
+        self,
+        config: SessionConfig | None = None,
+        *,
+        model: Model | None = None,
+        environment: Any = None,
+        **changes: Any,
+    ) -> None:
+        """Change what the next model call uses: a whole config, fields of it, the model or
+        the environment (``configure(reasoning_effort="high")``)."""
+        self._check_open()
+        new = config or self._rt.config
+        if changes:
+            new = dataclasses.replace(new, **changes)
+        self._rt.reconfigure(new)
+        if model is not None:
+            self._rt.model = model
+        if environment is not None:
+            self._rt.environment = environment
+
+    # --- the driver ---
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise SessionClosedError("This session is closed; start a new Session to go on.")
+
+    def _enqueue(self, text: str) -> int:
+        self._check_open()
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("The input is empty; give the agent something to do.")
+        cycle = next(self._cycles)
+        self._queue.append((cycle, text))
+        if self._driver is None or self._driver.done():
+            self._driver = asyncio.get_running_loop().create_task(self._drive())
+        return cycle
+
+    async def _iterate(self, subscription: Any) -> AsyncIterator[Event]:
+        try:
+            async for event in subscription:
+                yield event
+        finally:
+            self._channel.unsubscribe(subscription)
+
+    async def _drive(self) -> None:
+        await self.start()
+        while self._queue and not self._closed:
+            cycle, text = self._queue.popleft()
+            self._rt.state, self._rt.stopping = "running", None
+            self._current = asyncio.create_task(self._run_cycle(cycle, text))
+            await asyncio.wait([self._current])
+            self._current = None
+            self._rt.state = "idle"
+            if isinstance(self._rt.failure, AuthenticationError) and self._closing is None:
+                self._closing = asyncio.create_task(self._shutdown("authentication failed"))
+                return
+
+    async def _run_cycle(self, cycle: int, text: str) -> None:
+        ended = False
+        try:
+            async with aclosing(run_cycle(self._rt, cycle, text)) as events:
+                async for event in events:
+                    ended = ended or isinstance(event, ProcessingEnd)
+                    self._channel.publish(event)
+        finally:
+            if not ended:  # cancelled before the loop could start
+                self._channel.publish(
+                    ProcessingEnd(cycle=cycle, stop_reason=self._rt.stopping or "closed")
+                )
+
+    async def _shutdown(self, reason: str) -> None:
+        self._closed = True
+        for cycle, _ in self._queue:
+            self._channel.publish(ProcessingEnd(cycle=cycle, stop_reason="closed"))
+        self._queue.clear()
+        current = self._current
+        if current is not None and not current.done():
+            self._rt.stopping = self._rt.stopping or "closed"
+            current.cancel()
+        driver = self._driver
+        if driver is not None and driver is not asyncio.current_task():
+            await asyncio.wait([driver])
+        await self._release()
+        self._channel.publish(SessionEnd(reason=reason))
+        self._channel.close()
+
+    async def _release(self) -> None:
+        """Kill what still runs in the environment, flush the store, close an owned model."""
+        if self._started:
+            await self._rt.environment.cleanup()
+        if self._rt.store is not None:
+            await self._rt.store.close()
+        if self._owns_model:
+            await self._rt.model.aclose()
