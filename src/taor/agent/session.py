@@ -35,9 +35,11 @@ from taor.agent.events import (
     SessionEnd,
     SessionStart,
     SteeringQueued,
+    WarningEvent,
 )
 from taor.agent.hooks import Hooks
 from taor.agent.loop import run_cycle
+from taor.agent.persist import create_store, reopen
 from taor.agent.result import ResultBuilder, RunResult
 from taor.agent.runtime import CanUseTool, Runtime
 from taor.agent.store import TranscriptStore
@@ -118,6 +120,32 @@ class Session:
         self._closing: asyncio.Task[None] | None = None
         self._started = False
         self._closed = False
+        self._notes: tuple[str, ...] = ()
+
+    @classmethod
+    def recorded(
+        cls, path: str | os.PathLike[str], model: Model | str, *args: Any, **kwargs: Any
+    ) -> Session:
+        """A new session whose transcript is written to a new JSONL file at ``path``."""
+        session = cls(model, *args, **kwargs)
+        rt = session._rt
+        rt.store = create_store(
+            path, session_id=session.id, provider=rt.model.provider, model=rt.model.model_id
+        )
+        return session
+
+    @classmethod
+    def resume(
+        cls, path: str | os.PathLike[str], model: Model | str, *args: Any, **kwargs: Any
+    ) -> Session:
+        """Reopen the session recorded at ``path`` and continue it (same id, same file)."""
+        reopened = reopen(path)
+        session = cls(
+            model, *args, history=reopened.turns, session_id=reopened.header.session_id, **kwargs
+        )
+        session._rt.store = reopened.store
+        session._notes = reopened.notes
+        return session
 
     # --- facts ---
 
@@ -161,6 +189,8 @@ class Session:
                 resumed=self._resumed,
             )
         )
+        for note in self._notes:
+            self._channel.publish(WarningEvent(message=f"Transcript {note}", code="transcript"))
 
     async def close(self, reason: str = "closed") -> None:
         """Stop everything, answer pending calls, flush, emit ``session_end``. Idempotent."""
