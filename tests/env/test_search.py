@@ -1,4 +1,5 @@
-"""grep and glob over a real tree: .git skipped, .gitignore honoured, symlinks out skipped."""
+"""grep and glob over a real tree: .git skipped, .gitignore honoured (negations too), symlinks
+out skipped."""
 
 from __future__ import annotations
 
@@ -107,3 +108,12 @@ def test_grep_outside_the_root_reports_absolute_paths(
     matches = grep_files(tree, other, "hello", allowed=_allow_all)
 
     assert [m.path for m in matches] == [str(other / "x.txt")]
+
+
+def test_grep_and_glob_honour_a_negation(tree: Path) -> None:
+    (tree / ".gitignore").write_text("build/\n*.log\n!keep.log\n")
+    (tree / "keep.log").write_text("hello kept\n")
+
+    assert [m.path for m in grep_files(tree, tree, "kept", allowed=_allow_all)] == ["keep.log"]
+    found = glob_files(tree, tree, "**/*.log", _allow_all)
+    assert [p.relative_to(tree).as_posix() for p in found] == ["keep.log"]

@@ -1,38 +1,38 @@
 """grep and glob over a ``MemoryTree``, with the walk order and results of ``taor.env.search``.
 
-``.git`` is skipped and ``.gitignore`` files in the tree are honoured the same minimal way
-(each line a pattern scoped to its directory; a trailing ``/`` means directories only; a ``/``
-elsewhere anchors it; ``!`` negations are not read).
+``.git`` is skipped and the ``.gitignore`` files and ``.git/info/exclude`` in the tree are
+honoured the same way, by ``taor.env.gitignore``.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from taor.env.base import EnvError, GrepMatch
+from taor.env.gitignore import GitignoreRule, gitignore_rules, inherited_rules, is_ignored
 from taor.env.memory_fs import MemoryTree
 from taor.env.paths import relative_display
-from taor.env.search import GitignoreRule, glob_regex, is_ignored, parse_gitignore
+from taor.env.search import glob_regex
 
-_SKIPPED_DIRS = frozenset({".git"})
+_SKIPPED = frozenset({".git"})  # a directory, or a file in a linked worktree
 _BINARY_SNIFF = 8192
 
 
-def _rules(tree: MemoryTree, directory: str) -> list[GitignoreRule]:
-    data = tree.files.get(posixpath.join(directory, ".gitignore"))
-    return [] if data is None else parse_gitignore(data.decode("utf-8", "replace"), directory)
+def _reader(tree: MemoryTree) -> Callable[[str], str | None]:
+    def read(path: str) -> str | None:
+        data = tree.files.get(path)
+        return None if data is None else data.decode("utf-8", "replace")
+
+    return read
 
 
 def _inherited(tree: MemoryTree, root: str, start: str) -> list[GitignoreRule]:
-    if start == root or not start.startswith(root.rstrip("/") + "/"):
-        return []
-    rules, current = [], root
-    for part in posixpath.relpath(start, root).split("/"):
-        rules += _rules(tree, current)
-        current = posixpath.join(current, part)
-    return rules
+    def exists(path: str) -> bool:
+        return path in tree.files or path in tree.dirs
+
+    return inherited_rules(root, start, exists=exists, read=_reader(tree))
 
 
 def walk_files(tree: MemoryTree, root: str, start: str) -> Iterator[str]:
@@ -40,14 +40,14 @@ def walk_files(tree: MemoryTree, root: str, start: str) -> Iterator[str]:
     if start in tree.files:
         yield start
         return
-    stack = [(start, _inherited(tree, root, start))]
+    stack, read = [(start, _inherited(tree, root, start))], _reader(tree)
     while stack:
         directory, rules = stack.pop()
-        rules = rules + _rules(tree, directory)
+        rules = rules + gitignore_rules(directory, read)
         for name in reversed(tree.children(directory)):
             full = posixpath.join(directory, name)
             is_dir = full in tree.dirs
-            if (is_dir and name in _SKIPPED_DIRS) or is_ignored(full, is_dir, rules):
+            if name in _SKIPPED or is_ignored(full, is_dir, rules):
                 continue
             if is_dir:
                 stack.append((full, rules))

@@ -1,79 +1,48 @@
 """Pure-Python grep and glob over a real directory tree (ripgrep comes later, in the tools).
 
-Both skip ``.git`` and honour ``.gitignore`` files minimally: each line is a pattern scoped to
-its directory (``*`` may cross ``/``, a trailing ``/`` means directories only, a pattern with a
-``/`` elsewhere is anchored). TODO: ``!`` negations, ``.git/info/exclude`` and the global
-excludes file are not read. Symlinks are not followed into directories; a symlinked file is
+Both skip ``.git`` and what git would ignore: ``.gitignore`` files and the repository's
+``.git/info/exclude``, read and matched by ``taor.env.gitignore`` (negations, anchoring, ``**``,
+directory-only patterns, escapes); an ignored directory is not entered. Symlinks are not followed into directories; a symlinked file is
 searched only when ``allowed`` accepts its target.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
-import posixpath
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from taor.env.base import EnvError, GrepMatch
+from taor.env.gitignore import (
+    GitignoreRule,
+    gitignore_rules,
+    inherited_rules,
+    is_ignored,
+    parse_gitignore,
+)
 from taor.env.paths import relative_display
 
-_SKIPPED_DIRS = frozenset({".git"})
+__all__ = [
+    "GitignoreRule",
+    "glob_files",
+    "glob_regex",
+    "grep_files",
+    "is_ignored",
+    "parse_gitignore",
+    "walk_files",
+]
+
+_SKIPPED = frozenset({".git"})  # a directory, or a file in a linked worktree
 _BINARY_SNIFF = 8192
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class GitignoreRule:
-    base: str
-    pattern: str
-    dir_only: bool
-    anchored: bool
-
-
-def parse_gitignore(text: str, base: str) -> list[GitignoreRule]:
-    """The rules of a .gitignore in directory ``base`` (``!`` negations are not supported)."""
-    rules = []
-    for line in (raw.strip() for raw in text.splitlines()):
-        if line and not line.startswith(("#", "!")):
-            pattern = line.rstrip("/")
-            rules.append(
-                GitignoreRule(
-                    base=base,
-                    pattern=pattern.lstrip("/"),
-                    dir_only=line.endswith("/"),
-                    anchored="/" in pattern,
-                )
-            )
-    return rules
-
-
-def is_ignored(path: str, is_dir: bool, rules: list[GitignoreRule]) -> bool:
-    for rule in rules:
-        if rule.dir_only and not is_dir:
-            continue
-        target = posixpath.relpath(path, rule.base) if rule.anchored else posixpath.basename(path)
-        if fnmatch.fnmatchcase(target, rule.pattern):
-            return True
-    return False
-
-
-def _read_gitignore(directory: str) -> list[GitignoreRule]:
+def _read_text(path: str) -> str | None:
     try:
-        with open(os.path.join(directory, ".gitignore"), encoding="utf-8", errors="replace") as f:
-            return parse_gitignore(f.read(), directory)
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
     except OSError:
-        return []
-
-
-def _inherited_rules(root: str, start: str) -> list[GitignoreRule]:
-    rules: list[GitignoreRule] = []
-    current = root
-    for part in Path(os.path.relpath(start, root)).parts if start != root else ():
-        rules += _read_gitignore(current)
-        current = os.path.join(current, part)
-    return rules
+        return None
 
 
 def walk_files(root: Path, start: Path, allowed: Callable[[Path], bool]) -> Iterator[Path]:
@@ -81,18 +50,18 @@ def walk_files(root: Path, start: Path, allowed: Callable[[Path], bool]) -> Iter
     if start.is_file():
         yield start
         return
-    base_rules = _inherited_rules(str(root), str(start)) if start.is_relative_to(root) else []
-    stack = [(str(start), base_rules)]
+    inherited = inherited_rules(str(root), str(start), exists=os.path.lexists, read=_read_text)
+    stack = [(str(start), inherited)]
     while stack:
         directory, rules = stack.pop()
-        rules = rules + _read_gitignore(directory)
+        rules = rules + gitignore_rules(directory, _read_text)
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name, reverse=True)
         except OSError:
             continue
         for entry in entries:
             is_dir = entry.is_dir(follow_symlinks=False)
-            if (is_dir and entry.name in _SKIPPED_DIRS) or is_ignored(entry.path, is_dir, rules):
+            if entry.name in _SKIPPED or is_ignored(entry.path, is_dir, rules):
                 continue
             if is_dir:
                 stack.append((entry.path, rules))
