@@ -135,6 +135,24 @@ async def test_a_gitignore_applies_only_below_its_directory(ws: Workspace) -> No
     ]
 
 
+async def test_list_dir_honours_negations_and_git_info_exclude(ws: Workspace) -> None:
+    ws.put(".git/info/exclude", "secret/\n")
+    ws.put(".gitignore", "*.log\n!keep.log\n")
+    ws.put("secret/key.txt", "k")
+    ws.put("a.log", "x")
+    ws.put("keep.log", "x")
+    ws.put("sub/b.log", "x")
+    output = await ws.run(ListDirTool())
+    assert output.text.splitlines() == [
+        "./",
+        ".gitignore (16 bytes)",
+        "keep.log (1 byte)",
+        "sub/",
+    ]
+    nested = await ws.run(ListDirTool(), path="sub")
+    assert "b.log" not in nested.text
+
+
 async def test_list_dir_empty_and_errors(ws: Workspace) -> None:
     ws.mkdir("empty")
     ws.put("file.txt", "x")

@@ -4,7 +4,8 @@ The ``.gitignore`` files are read through the environment and matched with the o
 matcher of ``taor.env.search`` (the one the pure-Python grep and glob use): the rules of a
 directory's ``.gitignore`` apply below it, deeper files after shallower ones, and nothing under
 an ignored directory is shown. The listed directory inherits the rules of its parents in the
-workspace; a directory in another allowed root inherits none.
+workspace and of the workspace repository's ``.git/info/exclude``; a directory in another allowed
+root inherits none.
 """
 
 from __future__ import annotations
@@ -80,7 +81,9 @@ async def visible_entries(env: Environment, path: str, entries: list[DirEntry]) 
     contents."""
     directory, parents = _locate(env, path)
     listed = {e.path for e in entries}
-    rules_of = {"": await _rules_along(env, [*parents, directory])}
+    top = parents[0] if parents else directory
+    exclude = await _exclude(env, top) if parents or directory == _root(env) else []
+    rules_of = {"": exclude + await _rules_along(env, [*parents, directory])}
     hidden: set[str] = set()
     kept = []
     for entry in sorted(entries, key=lambda e: e.path.split("/")):
@@ -100,10 +103,23 @@ async def visible_entries(env: Environment, path: str, entries: list[DirEntry]) 
     return kept
 
 
+def _root(env: Environment) -> str:
+    return posixpath.normpath(env.working_directory())
+
+
+async def _exclude(env: Environment, top: str) -> list[GitignoreRule]:
+    """The rules of the workspace repository's ``.git/info/exclude`` (none when absent)."""
+    try:
+        text = await env.read_text(posixpath.join(top, ".git", "info", "exclude"))
+    except EnvError:
+        return []
+    return parse_gitignore(text, top)
+
+
 def _locate(env: Environment, path: str) -> tuple[str, list[str]]:
     """The listed directory as an absolute path, and its parents up to the workspace root
     (none when it is outside the workspace, in an allowed root)."""
-    root = posixpath.normpath(env.working_directory())
+    root = _root(env)
     full = posixpath.normpath(posixpath.join(root, path))
     if full == root or not full.startswith(root.rstrip("/") + "/"):
         return full, []
