@@ -13,6 +13,15 @@ TYPE_CHECKING = False  # importing typing would be most of ``import taor``'s cos
 if TYPE_CHECKING:
     from typing import Any
 
+    from taor.agent import (
+        Decision,
+        Hooks,
+        Limits,
+        PermissionConfig,
+        RunResult,
+        Session,
+        SessionConfig,
+    )
     from taor.errors import (
         AuthenticationError,
         ConfigurationError,
@@ -28,8 +37,11 @@ if TYPE_CHECKING:
         QuotaExhaustedError,
         RateLimitError,
         ServerError,
+        SessionClosedError,
+        SessionError,
         StreamInterruptedError,
         TaorError,
+        TranscriptError,
     )
     from taor.llm import (
         ImagePart,
@@ -66,8 +78,11 @@ _ERRORS = (
     "QuotaExhaustedError",
     "RateLimitError",
     "ServerError",
+    "SessionClosedError",
+    "SessionError",
     "StreamInterruptedError",
     "TaorError",
+    "TranscriptError",
 )
 _LLM = (
     "ImagePart",
@@ -88,9 +103,22 @@ _LLM = (
     "connect",
     "tool_result",
 )
-_WHERE = {**dict.fromkeys(_ERRORS, "taor.errors"), **dict.fromkeys(_LLM, "taor.llm")}
+_AGENT = (
+    "Decision",
+    "Hooks",
+    "Limits",
+    "PermissionConfig",
+    "RunResult",
+    "Session",
+    "SessionConfig",
+)
+_WHERE = {
+    **dict.fromkeys(_ERRORS, "taor.errors"),
+    **dict.fromkeys(_LLM, "taor.llm"),
+    **dict.fromkeys(_AGENT, "taor.agent"),
+}
 
-__all__ = ["__version__", *_ERRORS, *_LLM]
+__all__ = ["__version__", *_ERRORS, *_LLM, *_AGENT]
 
 
 def __getattr__(name: str) -> Any:
