@@ -325,13 +325,21 @@ class Session:
         try:
             async with aclosing(run_cycle(self._rt, cycle, text)) as events:
                 async for event in events:
-                    ended = ended or isinstance(event, ProcessingEnd)
+                    if isinstance(event, ProcessingEnd):
+                        ended = True
+                        self._settle_state()
                     self._channel.publish(event)
         finally:
             if not ended:  # cancelled before the loop could start
+                self._settle_state()
                 self._channel.publish(
                     ProcessingEnd(cycle=cycle, stop_reason=self._rt.stopping or "closed")
                 )
+
+    def _settle_state(self) -> None:
+        """Before ``processing_end`` goes out, so a host that reads ``state`` on it sees
+        ``idle`` (or ``running`` when another input is queued)."""
+        self._rt.state = "running" if self._queue and not self._closed else "idle"
 
     async def _shutdown(self, reason: str) -> None:
         self._closed = True
