@@ -21,7 +21,7 @@ from taor.agent.cycle_steps import (
     settle_pending,
     stop_hook,
 )
-from taor.agent.events import ErrorEvent, Event, ProcessingEnd, StopReason
+from taor.agent.events import ErrorEvent, Event, ProcessingEnd, SteeringInjected, StopReason
 from taor.agent.model_call import Streamed, record_response, stream_response
 from taor.agent.runtime import CycleCounters, Runtime
 from taor.agent.tool_round import run_round
@@ -56,9 +56,11 @@ async def run_cycle(rt: Runtime, cycle: int, prompt: str) -> AsyncGenerator[Even
                 yield event
             text, calls = streamed.response.text, streamed.response.tool_calls
             if not calls:
-                if (more := await stop_hook(rt, text)) is None:
+                more = await stop_hook(rt, text)
+                if more is not None:
+                    yield more
+                if not isinstance(more, SteeringInjected):  # nothing, or the hook failed
                     break
-                yield more
                 continue
             counters.rounds += 1
             counters.calls += len(calls)
