@@ -76,7 +76,8 @@ async def stop_hook(rt: Runtime, text: str) -> Event | None:
 
 
 async def check_loops(rt: Runtime, calls: Sequence[ToolCallPart]) -> LoopDetection | None:
-    """Record the round's calls; on a first hit, steer the model away from the loop."""
+    """Record the round's calls; the loop detection a hit reports (the loop then steers the
+    model away from a first hit, or stops the cycle)."""
     found = None
     for call in calls:
         verdict = rt.loops.record(call)
@@ -84,8 +85,6 @@ async def check_loops(rt: Runtime, calls: Sequence[ToolCallPart]) -> LoopDetecti
             found = verdict
     if found is None:
         return None
-    if found.kind == "warn":
-        await rt.inject(found.message, "loop_detection")
     return LoopDetection(
         message=found.message, cycle_length=found.cycle_length, stopped=found.kind == "stop"
     )

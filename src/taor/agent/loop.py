@@ -75,6 +75,7 @@ async def run_cycle(rt: Runtime, cycle: int, prompt: str) -> AsyncGenerator[Even
                 if detected.stopped:
                     stop = "loop_detected"
                     break
+                yield await rt.inject(detected.message, "loop_detection")
     except asyncio.CancelledError:
         if rt.stopping is None:
             raise  # not ours: whoever cancelled the session's task wants it gone
