@@ -115,22 +115,22 @@ def repair(turns: Sequence[Turn], why: str = "cancelled") -> list[Turn]:
     fixed: list[Turn] = []
     pending: list[tuple[str, str]] = []
 
-    def settle(results: Iterable[ToolResultPart] = ()) -> None:
-        given = {r.call_id: r for r in results}
+    def settle(turn: ToolResultsTurn | None = None) -> None:
+        given = {r.call_id: r for r in turn.results} if turn is not None else {}
         if pending:
-            fixed.append(
-                ToolResultsTurn(
-                    results=tuple(
-                        given.get(call_id) or synthetic_result(call_id, name, why)
-                        for call_id, name in pending
-                    )
-                )
+            answered = tuple(
+                given.get(call_id) or synthetic_result(call_id, name, why)
+                for call_id, name in pending
             )
+            if turn is not None and answered == turn.results:
+                fixed.append(turn)  # a valid turn is kept as it is (timestamp and all)
+            else:
+                fixed.append(ToolResultsTurn(results=answered))
         pending.clear()
 
     for turn in turns:
         if isinstance(turn, ToolResultsTurn):
-            settle(turn.results)
+            settle(turn)
             continue
         if isinstance(turn, NoticeTurn):
             fixed.append(turn)
