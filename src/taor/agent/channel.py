@@ -93,10 +93,16 @@ class Channel:
 
     def __init__(self) -> None:
         self._subscribers: list[Subscriber] = []
+        self._closed = False
 
     def subscribe(self, until: Callable[[Event], bool] | None = None) -> Subscriber:
+        """A new reader; on a closed channel one that ends at once (never a reader that waits
+        for events that cannot come)."""
         subscriber = Subscriber(until)
-        self._subscribers.append(subscriber)
+        if self._closed:
+            subscriber.close()
+        else:
+            self._subscribers.append(subscriber)
         return subscriber
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
@@ -109,6 +115,7 @@ class Channel:
             subscriber.put(event)
 
     def close(self) -> None:
+        self._closed = True
         for subscriber in self._subscribers:
             subscriber.close()
         self._subscribers.clear()

@@ -121,6 +121,7 @@ class Session:
         self._started = False
         self._closed = False
         self._notes: tuple[str, ...] = ()
+        self._opening: tuple[Event, ...] = ()  # session_start and its warnings, for late readers
 
     @classmethod
     def recorded(
@@ -181,16 +182,13 @@ class Session:
         self._started = True
         await self._rt.environment.initialize()
         model = self._rt.model
-        self._channel.publish(
-            SessionStart(
-                session_id=self.id,
-                provider=model.provider,
-                model=model.model_id,
-                resumed=self._resumed,
-            )
+        start = SessionStart(
+            session_id=self.id, provider=model.provider, model=model.model_id, resumed=self._resumed
         )
-        for note in self._notes:
-            self._channel.publish(WarningEvent(message=f"Transcript {note}", code="transcript"))
+        notes = (WarningEvent(message=f"Transcript {n}", code="transcript") for n in self._notes)
+        self._opening = (start, *notes)
+        for event in self._opening:
+            self._channel.publish(event)
 
     async def close(self, reason: str = "closed") -> None:
         """Stop everything, answer pending calls, flush, emit ``session_end``. Idempotent."""
@@ -211,8 +209,12 @@ class Session:
         return self._iterate(subscription)
 
     def events(self) -> AsyncIterator[Event]:
-        """Every event from now until ``session_end``."""
-        return self._iterate(self._channel.subscribe(until=lambda e: isinstance(e, SessionEnd)))
+        """Every event from now until ``session_end``, after ``session_start`` (and the warnings
+        that came with it) even when the session started before this call."""
+        subscription = self._channel.subscribe(until=lambda e: isinstance(e, SessionEnd))
+        for event in self._opening:
+            subscription.put(event)
+        return self._iterate(subscription)
 
     async def run(self, text: str) -> RunResult:
         """Run one cycle to its end. Raises only what the caller must handle (authentication)."""
