@@ -1,0 +1,52 @@
+"""Provider profiles: per model family, the tools (with the family's native argument names over
+taor's executors), the base system prompt, capability flags and request defaults.
+
+``profile_for("anthropic:claude-sonnet-4-5")`` (or a provider name, a bare model id, a ``Model``)
+gives a ``Profile``; ``profile.tools()`` builds its tools fresh, ``profile.registry(extra)`` a
+``ToolRegistry`` where extra tools replace the profile's of the same name.
+
+    ==============  =========================================================================
+    profile         tools
+    ==============  =========================================================================
+    anthropic       read_file, write_file, edit_file, shell (120 s), grep, glob
+    openai          read_file, apply_patch, write_file, shell (10 s), grep, glob
+    gemini          read_file, read_many_files, write_file, edit_file, shell (10 s), grep,
+                    glob, list_dir
+    openai-compat   read_file, write_file, edit_file, shell (10 s), grep (short, forgiving)
+    ==============  =========================================================================
+
+The first three also want the subagent tools (``Profile.subagent_tools``), added by the session
+once subagents exist.
+"""
+
+from taor.agent.profiles.adapter import ArgumentMap, ProfiledTool, Translate, workdir_prefix
+from taor.agent.profiles.anthropic import anthropic_profile
+from taor.agent.profiles.base import (
+    MAX_COMMAND_TIMEOUT,
+    PROFILE_IDS,
+    SUBAGENT_TOOLS,
+    Profile,
+    ProfileId,
+)
+from taor.agent.profiles.compat import compat_profile
+from taor.agent.profiles.gemini import gemini_profile
+from taor.agent.profiles.lookup import profile_for, profile_id_for
+from taor.agent.profiles.openai import openai_profile
+
+__all__ = [
+    "MAX_COMMAND_TIMEOUT",
+    "PROFILE_IDS",
+    "SUBAGENT_TOOLS",
+    "ArgumentMap",
+    "Profile",
+    "ProfileId",
+    "ProfiledTool",
+    "Translate",
+    "anthropic_profile",
+    "compat_profile",
+    "gemini_profile",
+    "openai_profile",
+    "profile_for",
+    "profile_id_for",
+    "workdir_prefix",
+]
