@@ -180,3 +180,13 @@ async def test_memory_stays_flat_while_a_command_prints_a_lot() -> None:
 
     assert result.stdout_dropped == 100_000_000 - 2 * cap
     assert peak < 24 * cap  # a few buffers of the cap, not the 100 MB printed
+
+
+async def test_on_start_receives_the_process_group_id() -> None:
+    started: list[int] = []
+
+    result = await run_command(
+        "read -r _ _ _ _ pgid _ < /proc/$$/stat; echo $pgid", on_start=started.append
+    )
+
+    assert [int(result.stdout)] == started

@@ -17,16 +17,19 @@ class HeadTail(Generic[AnyStr]):
     def __init__(self, empty: AnyStr, cap: int) -> None:
         self._empty: AnyStr = empty
         self._cap = cap
-        self._head: AnyStr = empty
+        self._head: list[AnyStr] = []  # chunks, joined once at the end (no quadratic copying)
+        self._head_size = 0
         self._tail: deque[AnyStr] = deque()
         self._tail_size = 0
         self._dropped = 0
 
     def add(self, data: AnyStr) -> None:
-        room = self._cap - len(self._head)
+        room = self._cap - self._head_size
         if room > 0:
-            self._head += data[:room]
-            data = data[room:]
+            part = data if len(data) <= room else data[:room]
+            self._head.append(part)
+            self._head_size += len(part)
+            data = data[len(part) :]
         if not data:
             return
         self._tail.append(data)
@@ -37,6 +40,11 @@ class HeadTail(Generic[AnyStr]):
             self._dropped += len(first)
 
     @property
+    def added(self) -> int:
+        """Units added so far."""
+        return self._head_size + self._tail_size + self._dropped
+
+    @property
     def dropped(self) -> int:
         """Units dropped from the middle so far."""
         return self._dropped + max(0, self._tail_size - self._cap)
@@ -44,7 +52,7 @@ class HeadTail(Generic[AnyStr]):
     def parts(self) -> tuple[AnyStr, AnyStr]:
         """The head and the tail (each at most ``cap``)."""
         tail = self._empty.join(self._tail)
-        return self._head, tail[max(0, len(tail) - self._cap) :]
+        return self._empty.join(self._head), tail[max(0, len(tail) - self._cap) :]
 
     def text(self: HeadTail[str], marker: str) -> str:
         """Head and tail joined, with ``marker`` (formatted with ``n``) between when cut."""

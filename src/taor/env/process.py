@@ -8,7 +8,9 @@
   SIGTERM to the group, SIGKILL 2 s later, partial output kept, and a note on how to ask for
   more time. Cancelling the awaiting task does the same cleanup, then re-raises.
 - When bash exits while a background child still holds the pipes, reading stops after a short
-  grace period and the group is killed. Background children that redirect their output survive.
+  grace period and the group is killed. Background children that redirect their output survive
+  the command (a dev server started for a screenshot); ``on_start`` receives the group's id
+  (bash's pid) so the caller can end such groups later (``LocalEnvironment.cleanup``).
 
 ``prefix`` lets a wrapper (bubblewrap) run ``[*prefix, "/bin/bash", "-c", command]``.
 """
@@ -16,22 +18,19 @@
 from __future__ import annotations
 
 import asyncio
-import codecs
 import contextlib
-import inspect
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from taor.env.base import CommandResult, EnvError, OutputCallback, StreamName
-from taor.env.output_buffer import HeadTail, dropped_marker
+from taor.env.base import CommandResult, EnvError, OutputCallback
+from taor.env.capture import Capture
 from taor.env.process_group import kill_group
 
 DEFAULT_TIMEOUT = 10.0
 MAX_TIMEOUT = 600.0
 OUTPUT_CAP = 1 << 20  # per side (head and tail) of each buffer
 PIPE_GRACE = 0.25  # seconds to keep reading after bash exits
-_CHUNK = 1 << 16
 
 
 def clamp_timeout(
@@ -45,39 +44,6 @@ def clamp_timeout(
     if requested > maximum:
         return maximum, requested
     return float(requested), None
-
-
-class _Capture:
-    """The three bounded buffers and the output callback (whose first error is kept)."""
-
-    def __init__(self, cap: int, on_output: OutputCallback | None) -> None:
-        self.raw: dict[StreamName, HeadTail[bytes]] = {
-            "stdout": HeadTail(b"", cap),
-            "stderr": HeadTail(b"", cap),
-        }
-        self.combined: HeadTail[str] = HeadTail("", cap)
-        self._on_output = on_output
-        self.callback_error: BaseException | None = None
-
-    async def pump(self, stream: asyncio.StreamReader, name: StreamName) -> None:
-        decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        while chunk := await stream.read(_CHUNK):
-            self.raw[name].add(chunk)
-            await self._emit(decoder.decode(chunk), name)
-        await self._emit(decoder.decode(b"", True), name)
-
-    async def _emit(self, text: str, name: StreamName) -> None:
-        if not text:
-            return
-        self.combined.add(text)
-        if self._on_output is None:
-            return
-        try:
-            result = self._on_output(text, name)
-            if inspect.isawaitable(result):
-                await result
-        except Exception as exc:  # the command keeps running; the error is raised at the end
-            self.callback_error, self._on_output = exc, None
 
 
 async def _spawn(
@@ -162,8 +128,7 @@ def _notes(timed_out: bool, timeout: float, requested: float | None, maximum: fl
     return "\n".join(notes)
 
 
-def _output_text(capture: _Capture, notes: str) -> str:
-    body = capture.combined.text(dropped_marker("characters"))
+def _with_notes(body: str, notes: str) -> str:
     if not notes:
         return body
     return f"{body}\n{notes}" if body and not body.endswith("\n") else body + notes
@@ -179,12 +144,15 @@ async def run_command(
     max_timeout: float = MAX_TIMEOUT,
     cap: int = OUTPUT_CAP,
     prefix: Sequence[str] = (),
+    on_start: Callable[[int], None] | None = None,
 ) -> CommandResult:
     """Run ``command`` with ``/bin/bash -c`` (see the module docstring); never orphans children."""
     limit, requested = clamp_timeout(timeout, maximum=max_timeout)
-    capture = _Capture(cap, on_output)
+    capture = Capture(cap, on_output)
     started = time.monotonic()
     proc = await _spawn([*prefix, "/bin/bash", "-c", command], cwd, env)
+    if on_start is not None:
+        on_start(proc.pid)  # also the process group's id
     assert proc.stdout is not None and proc.stderr is not None
     readers = [
         asyncio.create_task(capture.pump(proc.stdout, "stdout")),
@@ -197,12 +165,13 @@ async def run_command(
         raise
     if capture.callback_error is not None:
         raise capture.callback_error
+    stdout, stderr, combined = capture.texts()
     return CommandResult(
         command=command,
         exit_code=proc.returncode,
-        stdout=capture.raw["stdout"].decoded(dropped_marker("bytes")),
-        stderr=capture.raw["stderr"].decoded(dropped_marker("bytes")),
-        output=_output_text(capture, _notes(timed_out, limit, requested, max_timeout)),
+        stdout=stdout,
+        stderr=stderr,
+        output=_with_notes(combined, _notes(timed_out, limit, requested, max_timeout)),
         duration=time.monotonic() - started,
         timed_out=timed_out,
         timeout=limit,

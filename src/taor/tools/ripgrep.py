@@ -22,6 +22,7 @@ import shutil
 import sys
 import sysconfig
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from taor.env.base import EnvError, GrepMatch
@@ -115,26 +116,34 @@ def _display(path: str) -> str:
     return path[2:] if path.startswith("./") else path
 
 
-def _by_path(chunk: str) -> str:
-    return chunk[: chunk.index("\0")]
+def _blocks(stdout: str) -> list[tuple[str, str]]:
+    """(path, lines) of each file in ``stdout``, sorted by path.
+
+    With ``--heading --null`` a file's block is ``path NUL line:text NL ...``, blocks apart by an
+    empty line. rg never prints a NUL in a line, so splitting at the NULs leaves, between two of
+    them, one file's lines, an empty line and the next path (found from the end, so cheaply).
+    """
+    pieces = stdout.rstrip("\n").split("\0")
+    if len(pieces) < 2:
+        return []
+    middles = [piece.rpartition("\n\n") for piece in pieces[1:-1]]
+    paths = [pieces[0].rpartition("\n\n")[2], *(path for _, _, path in middles)]
+    bodies = [*(body for body, _, _ in middles), pieces[-1]]
+    return sorted(zip(paths, bodies, strict=True), key=itemgetter(0))
 
 
 def _parse_blocks(stdout: str, limit: int | None) -> tuple[list[GrepMatch], int]:
-    """The first ``limit`` matches by path and line, and how many there are in all.
+    """The first ``limit`` matches by path and line, and how many lines there are in all.
 
-    With ``--heading --null`` each file is one block, ``path NUL line:text ...``, blocks apart by
-    an empty line; only the blocks shown are split into lines.
+    Only the blocks shown are split into lines; the others are only counted.
     """
-    blocks = [block for block in stdout.split("\n\n") if "\0" in block]
-    blocks.sort(key=_by_path)
+    blocks = _blocks(stdout)
+    total = sum(body.count("\n") for _, body in blocks) + len(blocks)
     matches: list[GrepMatch] = []
-    total = 0
-    for block in blocks:
-        path, _, body = block.partition("\0")
-        body = body.rstrip("\n")
-        total += body.count("\n") + 1
-        if limit is None or len(matches) < limit:
-            matches += _parse_lines(_display(path), body.split("\n"))
+    for path, body in blocks:
+        if limit is not None and len(matches) >= limit:
+            break
+        matches += _parse_lines(_display(path), body.split("\n"))
     return matches[:limit], total
 
 
