@@ -1,0 +1,56 @@
+"""The ``glob`` tool: files matching a glob, newest first, ``.gitignore`` respected, read-only."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from taor.env.base import EnvError
+from taor.tools.base import ToolContext, ToolOutput
+from taor.tools.builtin.search_output import capped, cut_output
+from taor.tools.truncation import Limits, limits_for
+
+DEFAULT_GLOB_LIMIT = 100
+
+GLOB_PARAMETERS: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string", "description": 'Glob such as "**/*.py" or "src/*.ts".'},
+        "path": {"type": "string", "description": "Directory to search in (default: .)."},
+    },
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GlobTool:
+    """Files matching a glob, newest first (by modification time), at most ``max_results``."""
+
+    name: str = "glob"
+    description: str = (
+        "Find files by glob pattern (** matches any directories), newest first. "
+        "Respects .gitignore."
+    )
+    parameters: Mapping[str, Any] = field(default_factory=lambda: GLOB_PARAMETERS)
+    read_only: bool = True
+    max_results: int = DEFAULT_GLOB_LIMIT
+    limits: Limits | None = None
+
+    async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
+        if context.environment is None:
+            return ToolOutput.error("glob needs an execution environment; none was configured.")
+        pattern, path = arguments["pattern"], arguments.get("path") or "."
+        try:
+            found: list[str] = await context.environment.glob(pattern, path)
+        except EnvError as exc:
+            return ToolOutput.error(str(exc))
+        if not found:
+            hint = ' Use "**/" to match in subdirectories.' if "**" not in pattern else ""
+            text = f"No files match {pattern!r} in {path}.{hint}"
+        else:
+            hint = "Use a more specific pattern or path."
+            text = capped(found, len(found), self.max_results, "files", hint)
+        metadata: dict[str, Any] = {"files": len(found)}
+        return cut_output(text, self.limits or limits_for("glob"), metadata)
