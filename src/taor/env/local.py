@@ -5,6 +5,11 @@ atomic (a temporary file in the same directory, then ``os.replace``), create par
 and keep an existing file's permissions. Commands go through ``run_command`` (see
 ``taor.env.process``) with the environment-variable policy of ``taor.env.envvars``;
 ``SandboxEnvironment`` overrides ``command_prefix`` to wrap the same runner.
+
+Background children that redirect their output outlive their command (an agent can start a
+dev server, then screenshot it) but not the environment: ``cleanup()`` ends the process groups
+of earlier commands that still run (``taor.env.local_commands``). ``SandboxEnvironment`` ends
+them with their command (its pid namespace dies with bash).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from taor.env import search
+from taor.env import local_files, search
 from taor.env.base import (
     CommandResult,
     DirEntry,
@@ -28,9 +33,9 @@ from taor.env.base import (
     PathPolicyError,
 )
 from taor.env.envvars import EnvPolicy, command_environ
-from taor.env.local_files import list_entries, read_lines, remove_file, write_atomic
+from taor.env.local_commands import Commands
 from taor.env.paths import PathPolicy
-from taor.env.process import DEFAULT_TIMEOUT, MAX_TIMEOUT, OUTPUT_CAP, run_command
+from taor.env.process import DEFAULT_TIMEOUT, MAX_TIMEOUT, OUTPUT_CAP
 
 _PLATFORMS = {"darwin": "darwin", "win32": "windows", "cygwin": "windows", "emscripten": "wasm"}
 
@@ -55,7 +60,7 @@ class LocalEnvironment:
         self.default_timeout = default_timeout
         self.max_timeout = max_timeout
         self.output_cap = output_cap
-        self._commands: set[asyncio.Task[object]] = set()
+        self._commands = Commands()
 
     # lifecycle and facts
 
@@ -65,11 +70,9 @@ class LocalEnvironment:
             raise EnvError(f"The workspace root {self.paths.root} is not an existing directory.")
 
     async def cleanup(self) -> None:
-        """Cancel the commands still running (their process groups are killed)."""
-        tasks = [t for t in self._commands if t is not asyncio.current_task()]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        """Cancel the commands still running, then end the process groups of earlier commands
+        whose background children still run (SIGTERM to the group, SIGKILL 2 s later)."""
+        await self._commands.end_all()
 
     def working_directory(self) -> str:
         return str(self.paths.root)
@@ -97,49 +100,35 @@ class LocalEnvironment:
         return resolved
 
     async def read_text(self, path: str, *, offset: int = 0, limit: int | None = None) -> str:
-        return await asyncio.to_thread(read_lines, self._file(path), offset, limit)
+        return await asyncio.to_thread(local_files.read_lines, self._file(path), offset, limit)
 
     async def read_bytes(self, path: str, *, offset: int = 0, limit: int | None = None) -> bytes:
-        resolved = self._file(path)
-
-        def read() -> bytes:
-            with resolved.open("rb") as f:
-                f.seek(offset)
-                return f.read(-1 if limit is None else limit)
-
-        return await asyncio.to_thread(read)
+        return await asyncio.to_thread(local_files.read_range, self._file(path), offset, limit)
 
     async def write(self, path: str, content: str | bytes) -> None:
         resolved = self.paths.resolve(path)
         if resolved.is_dir():
             raise EnvError(f"{path!r} is a directory; give a file path to write.")
         data = content.encode("utf-8") if isinstance(content, str) else content
-        await asyncio.to_thread(write_atomic, resolved, data)
+        await asyncio.to_thread(local_files.write_atomic, resolved, data)
 
     async def remove(self, path: str) -> None:
         resolved = self._existing(path)
-        await asyncio.to_thread(remove_file, self.paths.root / path, resolved, path)
+        await asyncio.to_thread(local_files.remove_file, self.paths.root / path, resolved, path)
 
     async def exists(self, path: str) -> bool:
         return self.paths.resolve(path).exists()
 
     async def stat(self, path: str) -> FileStat:
         resolved = self._existing(path)
-        info = resolved.stat()
-        return FileStat(
-            path=self.paths.display(resolved),
-            is_file=resolved.is_file(),
-            is_dir=resolved.is_dir(),
-            is_symlink=(self.paths.root / path).is_symlink(),
-            size=info.st_size,
-            mtime=info.st_mtime,
-        )
+        link = (self.paths.root / path).is_symlink()
+        return local_files.file_stat(resolved, self.paths.display(resolved), is_symlink=link)
 
     async def list_dir(self, path: str = ".", *, depth: int = 1) -> list[DirEntry]:
         resolved = self._existing(path)
         if not resolved.is_dir():
             raise PathNotFoundError(f"{path!r} is a file, not a directory; read it instead.")
-        return await asyncio.to_thread(list_entries, resolved, depth)
+        return await asyncio.to_thread(local_files.list_entries, resolved, depth)
 
     # processes
 
@@ -159,23 +148,16 @@ class LocalEnvironment:
         directory = self._existing(cwd) if cwd is not None else self.paths.root
         if not directory.is_dir():
             raise PathNotFoundError(f"The working directory {cwd!r} is not a directory.")
-        task = asyncio.current_task()
-        if task is not None:
-            self._commands.add(task)
-        try:
-            return await run_command(
-                command,
-                cwd=directory,
-                env=command_environ(self._environ, self.env_policy, env),
-                timeout=self.default_timeout if timeout is None else timeout,
-                on_output=on_output,
-                max_timeout=self.max_timeout,
-                cap=self.output_cap,
-                prefix=self.command_prefix(directory),
-            )
-        finally:
-            if task is not None:
-                self._commands.discard(task)
+        return await self._commands.run(
+            command,
+            cwd=directory,
+            env=command_environ(self._environ, self.env_policy, env),
+            timeout=self.default_timeout if timeout is None else timeout,
+            on_output=on_output,
+            max_timeout=self.max_timeout,
+            cap=self.output_cap,
+            prefix=self.command_prefix(directory),
+        )
 
     # search
 

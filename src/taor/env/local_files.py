@@ -7,7 +7,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from taor.env.base import DirEntry, EnvError, PathNotFoundError
+from taor.env.base import DirEntry, EnvError, FileStat, PathNotFoundError
 
 _SKIPPED_DIRS = frozenset({".git"})
 
@@ -19,6 +19,26 @@ def read_lines(path: Path, offset: int, limit: int | None) -> str:
     with path.open(encoding="utf-8", errors="replace", newline="") as f:
         stop = None if limit is None else offset + limit
         return "".join(itertools.islice(f, offset, stop))
+
+
+def read_range(path: Path, offset: int, limit: int | None) -> bytes:
+    """``limit`` bytes (None: all) from byte ``offset``."""
+    with path.open("rb") as f:
+        f.seek(offset)
+        return f.read(-1 if limit is None else limit)
+
+
+def file_stat(path: Path, display: str, *, is_symlink: bool) -> FileStat:
+    """The ``FileStat`` of an existing ``path``, named ``display``."""
+    info = path.stat()
+    return FileStat(
+        path=display,
+        is_file=path.is_file(),
+        is_dir=path.is_dir(),
+        is_symlink=is_symlink,
+        size=info.st_size,
+        mtime=info.st_mtime,
+    )
 
 
 def _umask() -> int:

@@ -1,6 +1,8 @@
 """Ending a command's whole process group: SIGTERM, then SIGKILL after a grace period.
 
-The group counts as gone when no member is still running. On Linux zombies are ignored (read
+``end_groups`` does the same to groups known only by their id (the leader already reaped), such
+as those of earlier commands whose background children still run. The group counts as gone
+when no member is still running. On Linux zombies are ignored (read
 from /proc): a killed grandchild reparented to an init that does not reap would otherwise keep
 the group "alive" until the SIGKILL.
 """
@@ -11,6 +13,7 @@ import asyncio
 import contextlib
 import os
 import signal
+from collections.abc import Iterable
 from pathlib import Path
 
 KILL_GRACE = 2.0
@@ -32,14 +35,21 @@ def _stat_fields(pid_dir: Path) -> list[str] | None:
     return text[text.rfind(")") + 2 :].split()  # state, ppid, pgrp, ...
 
 
-def group_alive(pgid: int) -> bool:
-    """True while some member of the group is running (not a zombie)."""
+def group_exists(pgid: int) -> bool:
+    """True while the group has any member, zombies included (one system call, no /proc scan)."""
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
+    return True
+
+
+def group_alive(pgid: int) -> bool:
+    """True while some member of the group is running (not a zombie)."""
+    if not group_exists(pgid):
+        return False
     if not _PROC.is_dir():
         return True
     for pid_dir in _PROC.iterdir():
@@ -79,3 +89,25 @@ async def kill_group(proc: asyncio.subprocess.Process, grace: float = KILL_GRACE
         await asyncio.sleep(_POLL)
     signal_group(pgid, signal.SIGKILL)
     await wait_exit(proc)
+
+
+async def end_groups(pgids: Iterable[int], grace: float = KILL_GRACE) -> None:
+    """SIGTERM each group that still has a running member, SIGKILL those still running ``grace``
+    s later, then wait (up to ``grace`` s more) until they are gone."""
+    live = [pgid for pgid in pgids if group_alive(pgid)]
+    for pgid in live:
+        signal_group(pgid, signal.SIGTERM)
+    live = await _until_gone(live, grace)
+    for pgid in live:
+        signal_group(pgid, signal.SIGKILL)
+    await _until_gone(live, grace)
+
+
+async def _until_gone(pgids: list[int], limit: float) -> list[int]:
+    """Poll until no group of ``pgids`` is alive or ``limit`` s pass; the ones still alive."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    while pgids and loop.time() < deadline:
+        await asyncio.sleep(_POLL)
+        pgids = [pgid for pgid in pgids if group_alive(pgid)]
+    return pgids

@@ -7,8 +7,9 @@ The sandbox has its own pid, IPC and UTS namespaces (``--unshare-all``).
 
 Killing: bwrap runs without ``--new-session``, so it and everything it starts stay in the
 process group that ``run_command`` creates and kills; ``--die-with-parent`` and the pid
-namespace finish the rest. Unlike ``LocalEnvironment``, background children never outlive the
-command: when bash exits, the sandbox's pid 1 exits and the kernel kills the whole namespace.
+namespace finish the rest. Unlike ``LocalEnvironment`` (where they run on until its
+``cleanup()``), background children never outlive the command: when bash exits, the sandbox's
+pid 1 exits and the kernel kills the whole namespace.
 
 File operations (read, write, list, search) are the host-side ones of ``LocalEnvironment``,
 confined by its path policy.
