@@ -261,6 +261,30 @@ async def test_can_use_tool_allow_always_is_remembered() -> None:
     assert calls == 1
 
 
+async def _raising(name: str, arguments: dict[str, Any]) -> object:
+    raise RuntimeError("callback boom")
+
+
+async def _nonsense(name: str, arguments: dict[str, Any]) -> object:
+    return 42
+
+
+@pytest.mark.parametrize(("callback", "says"), [(_raising, "callback boom"), (_nonsense, "42")])
+async def test_a_failing_can_use_tool_callback_denies_and_reports(callback: Any, says: str) -> None:
+    env = workspace()
+    model = ScriptedModel([tool_calls(SHELL), text("understood"), text("again")])
+    async with Session(model, env, config=config("default"), can_use_tool=callback) as session:
+        events = await drive(session, "go")
+        (error,) = of_kind(events, "error")
+        assert "can_use_tool" in error.message and says in error.message
+        (end,) = of_kind(events, "tool_call_end")
+        assert end.is_error and says in end.output
+        assert env.calls_of("run") == []
+        assert of_kind(events, "processing_end")[0].stop_reason == "completed"
+        assert (await session.run("next")).text == "again"
+        assert_valid(session)
+
+
 @pytest.mark.parametrize(("headless", "runs"), [("deny", False), ("allow", True)])
 async def test_headless_sessions_use_the_configured_default(headless: str, runs: bool) -> None:
     env = workspace()

@@ -18,7 +18,7 @@ from taor.agent.hooks import (
     run_after_tool,
     run_before_tool,
 )
-from taor.agent.runtime import Runtime
+from taor.agent.runtime import CanUseTool, Runtime
 from taor.agent.summary import summarize_call
 from taor.llm.types import ToolCallPart
 from taor.tools.base import ToolContext, ToolOutput
@@ -108,7 +108,7 @@ async def _ask(
 ) -> tuple[Decision, str]:
     settings = rt.config.permissions
     if rt.can_use_tool is not None:
-        return as_decision(await rt.can_use_tool(call.name, dict(arguments))), "callback"
+        return await _ask_callback(rt.can_use_tool, call, arguments, emit), "callback"
     headless = Decision(
         kind="allow" if settings.headless == "allow" else "deny",
         message=""
@@ -140,3 +140,15 @@ async def _ask(
     finally:
         rt.permission_waiters.pop(request_id, None)
         rt.state = "running"
+
+
+async def _ask_callback(
+    callback: CanUseTool, call: ToolCallPart, arguments: Mapping[str, Any], emit: Emit
+) -> Decision:
+    """The callback's answer; one that raises (or answers nonsense) is reported and denies."""
+    try:
+        return as_decision(await callback(call.name, dict(arguments)))
+    except Exception as error:
+        message = f"The can_use_tool callback failed: {type(error).__name__}: {error}"
+        emit(ErrorEvent(message=message, error_type=type(error).__name__))
+        return Decision.deny(f"{message}; the call was not allowed")
