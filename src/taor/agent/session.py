@@ -118,6 +118,8 @@ class Session:
         self._driver: asyncio.Task[None] | None = None
         self._current: asyncio.Task[None] | None = None
         self._closing: asyncio.Task[None] | None = None
+        self._ended = 0  # the last cycle whose processing_end went out
+        self._interrupt_next = False
         self._started = False
         self._closed = False
         self._notes: tuple[str, ...] = ()
@@ -249,8 +251,12 @@ class Session:
         self._channel.publish(FollowUpQueued(text=text))
 
     def interrupt(self) -> None:
-        """Stop the current cycle now; partial text is kept, pending calls get results."""
+        """Stop the current cycle now; partial text is kept, pending calls get results.
+        An input submitted while idle whose cycle has not started yet is stopped as it starts."""
         current = self._current
+        if current is None and self._queue and self._driver and not self._driver.done():
+            self._interrupt_next = True
+            return
         if current is None or current.done() or self._rt.stopping is not None:
             self._channel.publish(Interrupted(reason="nothing to interrupt"))
             return
@@ -315,7 +321,12 @@ class Session:
             cycle, text = self._queue.popleft()
             self._rt.state, self._rt.stopping = "running", None
             self._current = asyncio.create_task(self._run_cycle(cycle, text))
+            if self._interrupt_next:
+                self._interrupt_next = False
+                self.interrupt()
             await asyncio.wait([self._current])
+            if self._ended != cycle:  # cancelled before its first step: nothing went out
+                self._end_unstarted(cycle)
             self._current = None
             self._rt.state = "idle"
             if isinstance(self._rt.failure, AuthenticationError) and self._closing is None:
@@ -323,20 +334,21 @@ class Session:
                 return
 
     async def _run_cycle(self, cycle: int, text: str) -> None:
-        ended = False
-        try:
-            async with aclosing(run_cycle(self._rt, cycle, text)) as events:
-                async for event in events:
-                    if isinstance(event, ProcessingEnd):
-                        ended = True
-                        self._settle_state()
-                    self._channel.publish(event)
-        finally:
-            if not ended:  # cancelled before the loop could start
-                self._settle_state()
-                self._channel.publish(
-                    ProcessingEnd(cycle=cycle, stop_reason=self._rt.stopping or "closed")
-                )
+        async with aclosing(run_cycle(self._rt, cycle, text)) as events:
+            async for event in events:
+                if isinstance(event, ProcessingEnd):
+                    self._ended = cycle
+                    self._settle_state()
+                self._channel.publish(event)
+
+    def _end_unstarted(self, cycle: int) -> None:
+        """The events of a cycle stopped before the loop ran (or that ended without them)."""
+        stop = self._rt.stopping
+        if stop is not None:
+            reason = "interrupted by the host" if stop == "interrupted" else "session closed"
+            self._channel.publish(Interrupted(reason=reason))
+        self._settle_state()
+        self._channel.publish(ProcessingEnd(cycle=cycle, stop_reason=stop or "closed"))
 
     def _settle_state(self) -> None:
         """Before ``processing_end`` goes out, so a host that reads ``state`` on it sees
