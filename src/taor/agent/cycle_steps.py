@@ -43,13 +43,13 @@ async def begin(rt: Runtime, cycle: int, prompt: str) -> list[Event]:
     return events
 
 
-async def after_limit(rt: Runtime, limit: TurnLimit) -> AsyncIterator[Event]:
-    """Report the limit; then, unless switched off, ask for a last text-only summary."""
+async def after_limit(rt: Runtime, limit: TurnLimit, streamed: Streamed) -> AsyncIterator[Event]:
+    """Report the limit; then, unless switched off, ask for a last text-only summary (left in
+    ``streamed``: it is the cycle's final text)."""
     yield limit
     if not rt.config.limits.summary_on_limit:
         return
     yield await rt.inject(LIMIT_SUMMARY.format(message=limit.message), "limit")
-    streamed = Streamed()
     try:
         async for event in stream_response(
             rt, rt.request(tool_choice=ToolChoice(mode="none")), streamed

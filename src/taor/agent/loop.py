@@ -41,9 +41,10 @@ async def run_cycle(rt: Runtime, cycle: int, prompt: str) -> AsyncGenerator[Even
             yield event
         while True:
             if (limit := rt.limit_reached(counters)) is not None:
-                stop = "turn_limit"
-                async for event in after_limit(rt, limit):
+                stop, streamed = "turn_limit", Streamed()
+                async for event in after_limit(rt, limit, streamed):
                     yield event
+                text = streamed.response.text if streamed.response else text
                 break
             request = rt.request()
             if (warning := rt.context_warning(request)) is not None:
