@@ -104,8 +104,13 @@ async def _run_call(
 
 
 def _model_result(rt: Runtime, call: ToolCallPart, output: ToolOutput) -> ToolResultPart:
-    """What the model gets: the text truncated to the tool's limits, then any images."""
-    text = truncation.truncate(output.text, rt.output_limits(call.name)).text
+    """What the model gets: the text truncated to the tool's limits, then any images. A tool
+    that cut its own output (the whole of it in ``full_output``) to these limits is not cut
+    again: a second line pass would drop its marker (the header line pushes it over)."""
+    limits = rt.output_limits(call.name)
+    text = output.text
+    if "full_output" not in output.metadata or limits != truncation.limits_for(call.name):
+        text = truncation.truncate(text, limits).text
     images = tuple(part for part in output.content if isinstance(part, ImagePart))
     content = ((TextPart(text=text),) if text or not images else ()) + images
     return ToolResultPart(
