@@ -19,7 +19,7 @@ from taor.agent.events import (
 )
 from taor.agent.session import Session
 from taor.env.memory import MemoryEnvironment
-from taor.errors import ServerError
+from taor.errors import AuthenticationError, ServerError
 from taor.llm.types import Usage
 from taor.testing import Reply, ScriptedModel, text, tool_calls
 
@@ -148,6 +148,15 @@ async def test_a_failing_summary_call_is_a_warning_and_the_cycle_still_ends() ->
         events = await collect(s, "explore")
         assert end_of(events).stop_reason == "turn_limit"
         assert [w.code for w in of(events, WarningEvent)] == ["limit"]
+        assert_valid(s)
+
+
+async def test_an_authentication_error_in_the_summary_call_closes_the_session() -> None:
+    model = ScriptedModel([LIST, AuthenticationError("key revoked", provider="scripted")])
+    async with session(model, cfg=limits(max_tool_rounds=1)) as s:
+        with pytest.raises(AuthenticationError):
+            await s.run("explore")
+        assert s.state == "closed"
         assert_valid(s)
 
 
