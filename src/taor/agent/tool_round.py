@@ -18,7 +18,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 
-from taor.agent.events import Event, ToolCallEnd, ToolCallOutputDelta, ToolCallStart
+from taor.agent.events import ErrorEvent, Event, ToolCallEnd, ToolCallOutputDelta, ToolCallStart
 from taor.agent.guarded import guarded_output
 from taor.agent.runtime import Runtime
 from taor.agent.summary import summarize_call
@@ -88,7 +88,15 @@ async def _run_call(
     def on_output(chunk: str) -> None:
         emit(ToolCallOutputDelta(call_id=call.id, delta=chunk))
 
-    output = await guarded_output(rt, call, emit, on_output)
+    try:
+        output = await guarded_output(rt, call, emit, on_output)
+    except Exception as error:  # a bug in taor or a host callback: the call still ends
+        emit(
+            ErrorEvent(
+                message=f"Internal error in {call.name}: {error!r}", error_type=type(error).__name__
+            )
+        )
+        output = ToolOutput.error(f"Tool {call.name} failed inside taor ({type(error).__name__}).")
     full = output.metadata.get("full_output", output.text)
     results[call.id] = _model_result(rt, call, output)
     emit(
