@@ -3,7 +3,8 @@
 ``Transcript`` keeps the turns and, incrementally, the messages a request is built from, so a
 long session does not re-derive its whole history on every call. Derivation: user turns, tool
 results and steering are user-side and merge into one message when adjacent (tool results
-first), which every provider accepts; notices are not sent.
+first), which every provider accepts; notices are not sent. ``replace_view`` installs a
+compacted view (``taor.agent.compaction``) to send instead; the turns stay whole.
 
 ``problems(turns)`` lists every broken rule: a tool call without exactly one result in call
 order, a result that answers nothing, an empty assistant turn, two assistant turns in a row, a
@@ -159,6 +160,16 @@ class Transcript:
     def append(self, turn: Turn) -> None:
         self.turns.append(turn)
         self._validator.step(turn)
+        self._derive(turn)
+
+    def replace_view(self, messages: Sequence[Message], upto: int | None = None) -> None:
+        """Send ``messages`` for ``turns[:upto]`` (all by default); later turns extend them."""
+        self._messages = list(messages)
+        self._last_user_side = bool(messages) and messages[-1].role != "assistant"
+        for turn in self.turns[len(self.turns) if upto is None else upto :]:
+            self._derive(turn)
+
+    def _derive(self, turn: Turn) -> None:
         if isinstance(turn, AssistantTurn):
             self._messages.append(turn.message)
             self._last_user_side = False
