@@ -1,0 +1,109 @@
+"""The records of subagents: what a factory gets to build a child, and what a wait returns."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from taor.agent.config import Limits, SessionConfig
+from taor.agent.events import StopReason
+from taor.agent.turns import Turn
+from taor.env.base import Environment
+from taor.tools.base import Tool
+
+if TYPE_CHECKING:
+    from taor.agent.session import Session
+    from taor.agent.subagents.manager import SubagentManager
+
+SubagentStatus = Literal["running", "completed", "failed", "cancelled"]
+
+SUBAGENT_TOOL_NAMES = ("spawn_agent", "send_input", "wait", "close_agent")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SubagentResult:
+    """Where a child stands: the final text of its last cycle (``output``), whether that
+    cycle completed (``success``), the model calls it has made (``turns_used``) and its
+    ``status``. ``stop_reason`` and ``error`` say why a cycle did not complete."""
+
+    agent_id: str
+    status: SubagentStatus
+    output: str = ""
+    success: bool = False
+    turns_used: int = 0
+    stop_reason: StopReason | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ChildSpec:
+    """What a ``ChildFactory`` needs to build one child ``Session`` (not started).
+
+    ``environment`` is the parent's, shared (scoped when the spawn named a working directory):
+    give it to the child as is. ``model`` is a model override (None: the parent's). ``limits``
+    tighten the parent's (``config``: its fields not at their default replace the parent's). ``history`` is the conversation the child starts from
+    (empty, or a snapshot for a fan-out). ``subagents`` is the child's own manager when it may
+    spawn grandchildren (None at the depth limit): ``tools`` adds its tools, and leaves out
+    any subagent tools of ``base`` when the child may not spawn.
+    """
+
+    agent_id: str
+    task: str
+    environment: Environment
+    depth: int
+    model: str | None = None
+    limits: Limits | None = None
+    history: tuple[Turn, ...] = ()
+    subagents: SubagentManager | None = None
+
+    def config(self, base: SessionConfig) -> SessionConfig:
+        """``base`` with ``limits`` applied (``tighten``)."""
+        if self.limits is None:
+            return base
+        return dataclasses.replace(base, limits=tighten(base.limits, self.limits))
+
+    def tools(self, base: Iterable[Tool]) -> list[Tool]:
+        """``base`` without subagent tools, plus this child's own when it may spawn."""
+        from taor.agent.subagents.tools import subagent_tools
+
+        kept = [t for t in base if t.name not in SUBAGENT_TOOL_NAMES]
+        if self.subagents is None:
+            return kept
+        return [*kept, *subagent_tools(self.subagents)]
+
+
+ChildFactory = Callable[[ChildSpec], "Session"]
+"""Builds a child session from a spec: the parent's model (or ``spec.model``), profile,
+config (``spec.config(...)``), tools (``spec.tools(...)``), ``environment=spec.environment``,
+``history=spec.history``, ``session_id`` of its choice. The manager starts and runs it."""
+
+
+def tighten(base: Limits, override: Limits) -> Limits:
+    """``base`` with each field of ``override`` that is not at its default (a non-zero limit,
+    ``summary_on_limit`` False)."""
+    default = Limits()
+    changes = {
+        f.name: getattr(override, f.name)
+        for f in dataclasses.fields(Limits)
+        if getattr(override, f.name) != getattr(default, f.name)
+    }
+    return dataclasses.replace(base, **changes)
+
+
+def describe(result: SubagentResult) -> str:
+    """The model's view of a ``SubagentResult``."""
+    if result.status == "running":
+        return (
+            f"Agent {result.agent_id} is still running (turns used so far: "
+            f"{result.turns_used}). Call wait again, send_input to steer it, or close_agent "
+            "to stop it."
+        )
+    facts = f"success: {'yes' if result.success else 'no'}, turns used: {result.turns_used}"
+    if result.stop_reason not in (None, "completed"):
+        facts += f", stop reason: {result.stop_reason}"
+    if result.error:
+        facts += f", error: {result.error}"
+    output = result.output or "(no text)"
+    return f"Agent {result.agent_id} {result.status} ({facts}).\nOutput:\n{output}"
