@@ -223,8 +223,10 @@ class Session:
         builder = ResultBuilder()
         async for event in self.submit(text):
             builder.feed(event)
-        if isinstance(self._rt.failure, AuthenticationError) and self._closed:
-            raise self._rt.failure
+        failure = self._rt.failure
+        if isinstance(failure, AuthenticationError):
+            await self.close("authentication failed")  # the driver is closing it: wait for that
+            raise failure
         return builder.result()
 
     def run_sync(self, text: str) -> RunResult:
