@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 import httpx2
 
+from taor.errors import NetworkError
 from taor.llm.adapters._base import HttpModel
 from taor.llm.adapters._http import FragmentCache, dumps, map_exception, merge_options, read_sse
 from taor.llm.adapters.gemini._errors import api_error
@@ -116,6 +117,8 @@ class GeminiModel(HttpModel):
         except errors.APIError as exc:
             headers = getattr(exc.response, "headers", None) or {}
             raise api_error(exc.code, exc.details, headers) from exc
+        except (httpx2.RemoteProtocolError, httpx2.ReadError) as exc:  # no response yet
+            raise NetworkError(f"the connection broke: {exc}", provider=self.provider) from exc
         except Exception as exc:
             raise map_exception(self.provider, exc) from exc
         return response
