@@ -1,8 +1,8 @@
 """Overhead of the built-in tools over the bare operation they wrap.
 
-    python benchmarks/tools_overhead.py            # 200 shell calls, 10 grep reps
+    python benchmarks/tools_overhead.py            # 200 shell calls, 20 grep reps
     python benchmarks/tools_overhead.py --quick    # smoke run: 30 shell calls, 3 grep reps
-    python benchmarks/tools_overhead.py --files 4000 --reps 20
+    python benchmarks/tools_overhead.py --files 4000 --reps 40
 
 - shell: the ``shell`` tool on ``LocalEnvironment`` running ``true``, against a bare
   ``asyncio.create_subprocess_exec("/bin/bash", "-c", "true")`` with piped output (the tool runs
@@ -13,6 +13,9 @@
   the whole file), when ``taor.tools.builtin.read`` exists. No target is set for it.
 - truncation: ``truncate`` of 10 MB of shell output, as one line and as 10-character lines.
   Target: well under 50 ms.
+
+Ratios are medians of the ratios of neighbouring calls (tool, then bare): a change of load
+during the run moves both sides of each ratio.
 
 It ends with ``RESULT <name>=<value> target=<value>`` lines (ratios, or milliseconds).
 """
@@ -50,8 +53,9 @@ async def median_ms(fn: Timed, reps: int) -> float:
     return statistics.median(samples) * 1000
 
 
-async def interleaved(a: Timed, b: Timed, reps: int) -> tuple[float, float]:
-    """Median ms of ``a`` and of ``b``, run alternately (after one warm-up each)."""
+async def interleaved(a: Timed, b: Timed, reps: int) -> tuple[float, float, float]:
+    """Median ms of ``a`` and of ``b``, run alternately (after one warm-up each), and the median
+    of the ratios of each pair of neighbouring calls (steadier when the machine's load drifts)."""
     await a()
     await b()
     times: tuple[list[float], list[float]] = ([], [])
@@ -60,7 +64,8 @@ async def interleaved(a: Timed, b: Timed, reps: int) -> tuple[float, float]:
             t0 = time.perf_counter()
             await fn()
             samples.append(time.perf_counter() - t0)
-    return statistics.median(times[0]) * 1000, statistics.median(times[1]) * 1000
+    ratio = statistics.median(x / y for x, y in zip(*times, strict=True))
+    return statistics.median(times[0]) * 1000, statistics.median(times[1]) * 1000, ratio
 
 
 async def bare(argv: list[str], cwd: str) -> bytes:
@@ -84,10 +89,9 @@ async def bench_shell(root: str, reps: int) -> list[str]:
         out = await tool.execute({"command": "true"}, context)
         assert out.text.startswith("Exit code: 0"), out.text
 
-    tool_ms, bare_ms = await interleaved(
+    tool_ms, bare_ms, ratio = await interleaved(
         tool_call, lambda: bare(["/bin/bash", "-c", "true"], root), reps
     )
-    ratio = tool_ms / bare_ms
     print(f"shell `true`: tool {tool_ms:.2f} ms, bare bash {bare_ms:.2f} ms, ratio {ratio:.2f}")
     return [f"RESULT shell_true_vs_bare={ratio:.2f} target=1.5"]
 
@@ -121,8 +125,7 @@ async def bench_grep(root: str, reps: int) -> list[str]:
             out = await tool.execute(args, context)
             assert not out.is_error and out.metadata["engine"] == "ripgrep", out.text
 
-        tool_ms, rg_ms = await interleaved(tool_call, lambda a=argv: bare(a, root), reps)
-        ratio = tool_ms / rg_ms
+        tool_ms, rg_ms, ratio = await interleaved(tool_call, lambda a=argv: bare(a, root), reps)
         print(f"grep {mode}: tool {tool_ms:.1f} ms, rg alone {rg_ms:.1f} ms, ratio {ratio:.2f}")
         results.append(f"RESULT grep_{mode}_vs_rg={ratio:.2f} target=1.2")
     print(f"  (rg command: {shlex.join(argv)})")
@@ -185,7 +188,7 @@ def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--quick", action="store_true", help="30 shell calls, 3 reps, 500 files")
     p.add_argument("--shell-calls", type=int, default=200)
-    p.add_argument("--reps", type=int, default=10)
+    p.add_argument("--reps", type=int, default=20)
     p.add_argument("--files", type=int, default=2000, help="files in the grep tree")
     p.add_argument("--lines", type=int, default=500, help="lines per file")
     a = p.parse_args()
