@@ -49,6 +49,24 @@ def clamp_timeout(
 async def _spawn(
     argv: Sequence[str], cwd: Path | None, env: Mapping[str, str] | None
 ) -> asyncio.subprocess.Process:
+    """Start the command. Cancelled while it starts, the start still completes and the group
+    is ended (asyncio alone would kill bash only, then wait for the children holding its pipes)."""
+    starting = asyncio.ensure_future(_start(argv, cwd, env))
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        await asyncio.shield(_abandon(starting))
+        raise
+
+
+async def _abandon(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    with contextlib.suppress(EnvError):
+        await _cleanup_after_cancel(await starting, [])
+
+
+async def _start(
+    argv: Sequence[str], cwd: Path | None, env: Mapping[str, str] | None
+) -> asyncio.subprocess.Process:
     try:
         return await asyncio.create_subprocess_exec(
             *argv,
