@@ -10,6 +10,7 @@ from taor.agent.events import (
     Event,
     Interrupted,
     LoopDetection,
+    ToolCallEnd,
     TurnLimit,
     UserInput,
     WarningEvent,
@@ -31,6 +32,7 @@ LIMIT_SUMMARY = (
 async def begin(rt: Runtime, cycle: int, prompt: str) -> list[Event]:
     """The input as a user turn (after the prompt hooks), then any queued steering."""
     rt.loops.reset()
+    rt.running_calls.clear()
     events: list[Event] = []
     changed = await run_user_prompt(rt.hooks, prompt)
     if isinstance(changed, HookFailure):
@@ -105,6 +107,10 @@ async def finish_interrupted(
         if partial is not None:
             events.append(partial)
     await settle_pending(rt, results, "interrupted")
+    for call_id, name in rt.running_calls.items():  # started, cut off: the host sees them end
+        text = synthetic_result(call_id, name, "interrupted").text
+        events.append(ToolCallEnd(call_id=call_id, name=name, output=text, is_error=True))
+    rt.running_calls.clear()
     reason = "interrupted by the host" if rt.stopping == "interrupted" else "session closed"
     await rt.append(NoticeTurn(text=reason))
     events.append(Interrupted(reason=reason))

@@ -64,6 +64,7 @@ class Runtime:
     stopping: StopReason | None = None  # set by interrupt() / close() before cancelling
     failure: ProviderError | None = None  # the error that ended the last cycle
     last_estimate: int = 0
+    running_calls: dict[str, str] = field(default_factory=dict)  # id -> name, started, not ended
     permission_waiters: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
     usage: UsageLedger = field(init=False)
     tokens: TokenLedger = field(init=False)

@@ -84,6 +84,7 @@ async def _run_call(
         )
     )
     started = time.monotonic()
+    rt.running_calls[call.id] = call.name
 
     def on_output(chunk: str) -> None:
         emit(ToolCallOutputDelta(call_id=call.id, delta=chunk))
@@ -99,6 +100,7 @@ async def _run_call(
         output = ToolOutput.error(f"Tool {call.name} failed inside taor ({type(error).__name__}).")
     full = output.metadata.get("full_output", output.text)
     results[call.id] = _model_result(rt, call, output)
+    del rt.running_calls[call.id]
     emit(
         ToolCallEnd(
             call_id=call.id,
