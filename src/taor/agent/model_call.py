@@ -95,6 +95,11 @@ async def _model_events(
                 yield AssistantTextDelta(delta=event.text)
             elif type(event) is llm.ThinkingDelta and event.text:
                 yield ThinkingDelta(delta=event.text)
+            else:
+                continue
+            # A response that arrives in one burst is parsed without a pause: let the readers
+            # have each delta now (one pass of the event loop), not after the whole turn.
+            await asyncio.sleep(0)
 
 
 async def record_response(rt: Runtime, response: Response) -> list[Event]:
