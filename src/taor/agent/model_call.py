@@ -1,10 +1,10 @@
 """One model call of the loop: stream, retry, and record the response.
 
 ``stream_response`` streams the request through the model, turning text and thinking deltas
-into events as they arrive. A stream silent for longer than ``config.timeouts.idle`` fails with
-``IdleTimeoutError``. Retryable failures are retried by the session's ``RetryPolicy``, each with
-a ``retry`` event, also after part of the response was streamed: no tool has run yet, so asking
-again has no side effects (``discarded_text`` tells the host to drop the text it showed).
+into events as they arrive. A stream silent for longer than ``config.timeouts.idle`` (before its
+first event: idle plus ``connect``) fails with ``IdleTimeoutError``. Retryable failures are
+retried by the session's ``RetryPolicy``, each with a ``retry`` event, also after part of the
+response was streamed: no tool has run yet, so asking again has no side effects (``discarded_text`` tells the host to drop the text it showed).
 
 ``record_response`` appends the assistant turn and reports its text and usage.
 """
@@ -78,18 +78,20 @@ async def _model_events(
     rt: Runtime, request: Request, assembler: Assembler
 ) -> AsyncIterator[Event]:
     idle = rt.config.timeouts.idle
+    wait = idle + rt.config.timeouts.connect  # the first event also waits for the connection
     async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]
         events = aiter(stream)
         while True:
             try:
-                async with asyncio.timeout(idle):
+                async with asyncio.timeout(wait):
                     event = await anext(events)
             except StopAsyncIteration:
                 return
             except TimeoutError:
                 raise IdleTimeoutError(
-                    f"no data from the model for {idle:g} seconds", provider=rt.model.provider
+                    f"no data from the model for {wait:g} seconds", provider=rt.model.provider
                 ) from None
+            wait = idle
             assembler.feed(event)
             if type(event) is llm.TextDelta:
                 yield AssistantTextDelta(delta=event.text)
