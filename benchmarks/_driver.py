@@ -8,7 +8,8 @@ builds the client without any request: the baseline the parent subtracts.
 
 Drivers: ``taor-<adapter>`` (adapter: anthropic, openai, openai-compat, gemini) and the
 baselines ``sdk-<protocol>`` / ``httpx-<protocol>`` (protocol: anthropic, responses, chat,
-gemini), defined in ``_sdk_loops.py`` and ``_httpx_loops.py``.
+gemini), defined in ``_sdk_loops.py`` and ``_httpx_loops.py``; ``session-anthropic`` runs it
+through ``Session`` (``_session_loops.py``, for ``session_overhead.py``).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def build(name: str, base_url: str, n: int, echo: Echo):
     kind, _, what = name.partition("-")
     if kind == "taor":
         return build_taor(what, base_url, n, echo)
-    module = {"sdk": "_sdk_loops", "httpx": "_httpx_loops"}[kind]
+    module = {"sdk": "_sdk_loops", "httpx": "_httpx_loops", "session": "_session_loops"}[kind]
     return getattr(importlib.import_module(module), "build_" + what)(base_url, n, echo)
 
 
