@@ -13,6 +13,8 @@ that produced it: its ``signature`` is meaningful to that provider only.
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -166,13 +168,30 @@ def check_tool_schema(name: str, schema: Mapping[str, Any]) -> None:
         raise ConfigurationError(
             f"tool {name!r}: parameters must be a JSON Schema whose root has type 'object'"
         )
+    try:
+        key = json.dumps(schema, sort_keys=True, default=repr)
+    except (TypeError, ValueError):
+        key = None  # not JSON data: check it every time (and let the check say what is wrong)
+    problem = _schema_problem(key) if key is not None else _check_schema(schema)
+    if problem is not None:
+        raise ConfigurationError(f"tool {name!r}: invalid JSON Schema: {problem}")
+
+
+@functools.lru_cache(maxsize=512)
+def _schema_problem(schema_json: str) -> str | None:
+    """The meta-schema check of a schema (by its canonical JSON): about 10 ms, so done once."""
+    return _check_schema(json.loads(schema_json))
+
+
+def _check_schema(schema: Mapping[str, Any]) -> str | None:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
 
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
-        raise ConfigurationError(f"tool {name!r}: invalid JSON Schema: {exc.message}") from None
+        return str(exc.message)
+    return None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
