@@ -16,21 +16,18 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import itertools
 import os
 import uuid
-from collections import deque
 from collections.abc import AsyncIterator, Iterable
-from contextlib import aclosing
 from typing import Any
 
 from taor.agent.channel import Channel
 from taor.agent.config import SessionConfig
 from taor.agent.decisions import Decision
+from taor.agent.driver import Driver
 from taor.agent.events import (
     Event,
     FollowUpQueued,
-    Interrupted,
     ProcessingEnd,
     SessionEnd,
     SessionStart,
@@ -38,14 +35,13 @@ from taor.agent.events import (
     WarningEvent,
 )
 from taor.agent.hooks import Hooks
-from taor.agent.loop import run_cycle
 from taor.agent.persist import create_store, reopen
 from taor.agent.result import ResultBuilder, RunResult
 from taor.agent.runtime import CanUseTool, Runtime
 from taor.agent.store import TranscriptStore
 from taor.agent.transcript import Transcript
 from taor.agent.turns import Turn
-from taor.errors import AuthenticationError, SessionClosedError
+from taor.errors import AuthenticationError
 from taor.llm.catalog import Catalog
 from taor.llm.model import Model
 from taor.tools.base import Tool
@@ -113,15 +109,8 @@ class Session:
         )
         self._resumed = bool(self._rt.transcript.turns)
         self._channel = Channel()
-        self._queue: deque[tuple[int, str]] = deque()
-        self._cycles = itertools.count(1)
-        self._driver: asyncio.Task[None] | None = None
-        self._current: asyncio.Task[None] | None = None
-        self._closing: asyncio.Task[None] | None = None
-        self._ended = 0  # the last cycle whose processing_end went out
-        self._interrupt_next = False
+        self._driver = Driver(self._rt, self._channel, start=self.start, release=self._release)
         self._started = False
-        self._closed = False
         self._notes: tuple[str, ...] = ()
         self._opening: tuple[Event, ...] = ()  # session_start and its warnings, for late readers
 
@@ -154,7 +143,7 @@ class Session:
 
     @property
     def state(self) -> str:
-        return "closed" if self._closed else self._rt.state
+        return "closed" if self._driver.closed else self._rt.state
 
     @property
     def history(self) -> list[Turn]:
@@ -194,15 +183,13 @@ class Session:
 
     async def close(self, reason: str = "closed") -> None:
         """Stop everything, answer pending calls, flush, emit ``session_end``. Idempotent."""
-        if self._closing is None:
-            self._closing = asyncio.create_task(self._shutdown(reason))
-        await asyncio.shield(self._closing)
+        await self._driver.close(reason)
 
     # --- commands ---
 
     def submit(self, text: str) -> AsyncIterator[Event]:
         """Start a cycle (queued behind a running one); iterate its events up to its end."""
-        cycle = self._enqueue(text)
+        cycle = self._driver.enqueue(text)
         subscription = self._channel.subscribe(
             until=lambda e: (
                 (isinstance(e, ProcessingEnd) and e.cycle == cycle) or isinstance(e, SessionEnd)
@@ -249,21 +236,13 @@ class Session:
 
     def follow_up(self, text: str) -> None:
         """An input to run as a new cycle once the current one ends."""
-        self._enqueue(text)
+        self._driver.enqueue(text)
         self._channel.publish(FollowUpQueued(text=text))
 
     def interrupt(self) -> None:
         """Stop the current cycle now; partial text is kept, pending calls get results.
         An input submitted while idle whose cycle has not started yet is stopped as it starts."""
-        current = self._current
-        if current is None and self._queue and self._driver and not self._driver.done():
-            self._interrupt_next = True
-            return
-        if current is None or current.done() or self._rt.stopping is not None:
-            self._channel.publish(Interrupted(reason="nothing to interrupt"))
-            return
-        self._rt.stopping = "interrupted"
-        current.cancel()
+        self._driver.interrupt()
 
     def decide(self, request_id: str, decision: Decision | str, message: str = "") -> None:
         """Answer a ``permission_request`` (``allow``, ``allow_always`` or ``deny``)."""
@@ -294,21 +273,10 @@ class Session:
         if environment is not None:
             self._rt.environment = environment
 
-    # --- the driver ---
+    # --- internals ---
 
     def _check_open(self) -> None:
-        if self._closed:
-            raise SessionClosedError("This session is closed; start a new Session to go on.")
-
-    def _enqueue(self, text: str) -> int:
-        self._check_open()
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError("The input is empty; give the agent something to do.")
-        cycle = next(self._cycles)
-        self._queue.append((cycle, text))
-        if self._driver is None or self._driver.done():
-            self._driver = asyncio.get_running_loop().create_task(self._drive())
-        return cycle
+        self._driver.check_open()
 
     async def _iterate(self, subscription: Any) -> AsyncIterator[Event]:
         try:
@@ -316,62 +284,6 @@ class Session:
                 yield event
         finally:
             self._channel.unsubscribe(subscription)
-
-    async def _drive(self) -> None:
-        await self.start()
-        while self._queue and not self._closed:
-            cycle, text = self._queue.popleft()
-            self._rt.state, self._rt.stopping = "running", None
-            self._current = asyncio.create_task(self._run_cycle(cycle, text))
-            if self._interrupt_next:
-                self._interrupt_next = False
-                self.interrupt()
-            await asyncio.wait([self._current])
-            if self._ended != cycle:  # cancelled before its first step: nothing went out
-                self._end_unstarted(cycle)
-            self._current = None
-            self._rt.state = "idle"
-            if isinstance(self._rt.failure, AuthenticationError) and self._closing is None:
-                self._closing = asyncio.create_task(self._shutdown("authentication failed"))
-                return
-
-    async def _run_cycle(self, cycle: int, text: str) -> None:
-        async with aclosing(run_cycle(self._rt, cycle, text)) as events:
-            async for event in events:
-                if isinstance(event, ProcessingEnd):
-                    self._ended = cycle
-                    self._settle_state()
-                self._channel.publish(event)
-
-    def _end_unstarted(self, cycle: int) -> None:
-        """The events of a cycle stopped before the loop ran (or that ended without them)."""
-        stop = self._rt.stopping
-        if stop is not None:
-            reason = "interrupted by the host" if stop == "interrupted" else "session closed"
-            self._channel.publish(Interrupted(reason=reason))
-        self._settle_state()
-        self._channel.publish(ProcessingEnd(cycle=cycle, stop_reason=stop or "closed"))
-
-    def _settle_state(self) -> None:
-        """Before ``processing_end`` goes out, so a host that reads ``state`` on it sees
-        ``idle`` (or ``running`` when another input is queued)."""
-        self._rt.state = "running" if self._queue and not self._closed else "idle"
-
-    async def _shutdown(self, reason: str) -> None:
-        self._closed = True
-        for cycle, _ in self._queue:
-            self._channel.publish(ProcessingEnd(cycle=cycle, stop_reason="closed"))
-        self._queue.clear()
-        current = self._current
-        if current is not None and not current.done():
-            self._rt.stopping = self._rt.stopping or "closed"
-            current.cancel()
-        driver = self._driver
-        if driver is not None and driver is not asyncio.current_task():
-            await asyncio.wait([driver])
-        await self._release()
-        self._channel.publish(SessionEnd(reason=reason))
-        self._channel.close()
 
     async def _release(self) -> None:
         """Kill what still runs in the environment, flush the store, close an owned model."""

@@ -1,0 +1,134 @@
+"""The driver of a session: queued inputs run one cycle at a time, their events published.
+
+One task takes inputs from the queue and runs each through the turn loop in a task of its own
+(``current``), publishing every event to the channel. ``interrupt`` cancels that task with
+``rt.stopping`` set, which the loop turns into a clean end (partial text, synthetic results,
+``interrupted``, ``processing_end``); an input interrupted before its first step ends with those
+two events and records nothing. ``close`` drops queued inputs, stops the current cycle, waits for
+the driver, releases the session's resources and publishes ``session_end``; an authentication
+failure closes the session the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections import deque
+from collections.abc import Awaitable, Callable
+from contextlib import aclosing
+
+from taor.agent.channel import Channel
+from taor.agent.events import Interrupted, ProcessingEnd, SessionEnd
+from taor.agent.loop import run_cycle
+from taor.agent.runtime import Runtime
+from taor.errors import AuthenticationError, SessionClosedError
+
+
+class Driver:
+    def __init__(
+        self,
+        rt: Runtime,
+        channel: Channel,
+        *,
+        start: Callable[[], Awaitable[None]],
+        release: Callable[[], Awaitable[None]],
+    ) -> None:
+        self._rt, self._channel = rt, channel
+        self._start, self._release = start, release
+        self._queue: deque[tuple[int, str]] = deque()
+        self._cycles = itertools.count(1)
+        self._task: asyncio.Task[None] | None = None
+        self._current: asyncio.Task[None] | None = None
+        self._closing: asyncio.Task[None] | None = None
+        self._ended = 0  # the last cycle whose processing_end went out
+        self._interrupt_next = False
+        self.closed = False
+
+    def check_open(self) -> None:
+        if self.closed:
+            raise SessionClosedError("This session is closed; start a new Session to go on.")
+
+    def enqueue(self, text: str) -> int:
+        """Queue an input; the number of its cycle."""
+        self.check_open()
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("The input is empty; give the agent something to do.")
+        cycle = next(self._cycles)
+        self._queue.append((cycle, text))
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._drive())
+        return cycle
+
+    def interrupt(self) -> None:
+        """Stop the current cycle (or the input about to start); queued inputs still run."""
+        current = self._current
+        if current is None and self._queue and self._task and not self._task.done():
+            self._interrupt_next = True
+            return
+        if current is None or current.done() or self._rt.stopping is not None:
+            self._channel.publish(Interrupted(reason="nothing to interrupt"))
+            return
+        self._rt.stopping = "interrupted"
+        current.cancel()
+
+    async def close(self, reason: str) -> None:
+        """Idempotent; concurrent callers all wait for the one shutdown."""
+        if self._closing is None:
+            self._closing = asyncio.create_task(self._shutdown(reason))
+        await asyncio.shield(self._closing)
+
+    async def _drive(self) -> None:
+        await self._start()
+        while self._queue and not self.closed:
+            cycle, text = self._queue.popleft()
+            self._rt.state, self._rt.stopping = "running", None
+            self._current = asyncio.create_task(self._run_cycle(cycle, text))
+            if self._interrupt_next:
+                self._interrupt_next = False
+                self.interrupt()
+            await asyncio.wait([self._current])
+            if self._ended != cycle:  # cancelled before its first step: nothing went out
+                self._end_unstarted(cycle)
+            self._current = None
+            self._rt.state = "idle"
+            if isinstance(self._rt.failure, AuthenticationError) and self._closing is None:
+                self._closing = asyncio.create_task(self._shutdown("authentication failed"))
+                return
+
+    async def _run_cycle(self, cycle: int, text: str) -> None:
+        async with aclosing(run_cycle(self._rt, cycle, text)) as events:
+            async for event in events:
+                if isinstance(event, ProcessingEnd):
+                    self._ended = cycle
+                    self._settle_state()
+                self._channel.publish(event)
+
+    def _end_unstarted(self, cycle: int) -> None:
+        """The events of a cycle stopped before the loop ran (or that ended without them)."""
+        stop = self._rt.stopping
+        if stop is not None:
+            reason = "interrupted by the host" if stop == "interrupted" else "session closed"
+            self._channel.publish(Interrupted(reason=reason))
+        self._settle_state()
+        self._channel.publish(ProcessingEnd(cycle=cycle, stop_reason=stop or "closed"))
+
+    def _settle_state(self) -> None:
+        """Before ``processing_end`` goes out, so a host that reads ``state`` on it sees
+        ``idle`` (or ``running`` when another input is queued)."""
+        self._rt.state = "running" if self._queue and not self.closed else "idle"
+
+    async def _shutdown(self, reason: str) -> None:
+        self.closed = True
+        for cycle, _ in self._queue:
+            self._channel.publish(ProcessingEnd(cycle=cycle, stop_reason="closed"))
+        self._queue.clear()
+        current = self._current
+        if current is not None and not current.done():
+            self._rt.stopping = self._rt.stopping or "closed"
+            current.cancel()
+        task = self._task
+        if task is not None and task is not asyncio.current_task():
+            await asyncio.wait([task])
+        await self._release()
+        self._channel.publish(SessionEnd(reason=reason))
+        self._channel.close()
