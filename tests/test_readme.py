@@ -40,9 +40,9 @@ def test_session_example_runs(
     example = next(b for b in python_blocks() if "Session(" in b)
     (tmp_path / "test_x.py").write_text("def test_x():\n    assert 1 == 2\n")
     script = [
-        tool_calls(("read_file", {"path": "test_x.py"}), text="Looking."),
+        tool_calls(("read_file", {"file_path": "test_x.py"}), text="Looking."),
         tool_calls(
-            ("edit_file", {"path": "test_x.py", "old_string": "1 == 2", "new_string": "1 == 1"})
+            ("edit_file", {"file_path": "test_x.py", "old_string": "1 == 2", "new_string": "1 == 1"})
         ),
         tool_calls(("shell", {"command": "echo ran"})),
         text("Fixed."),

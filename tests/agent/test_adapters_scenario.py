@@ -138,7 +138,7 @@ async def test_the_same_task_through_each_adapter(
         f"{provider}:scenario-model", api_key="test", base_url=fake_server.base_url(provider)
     )
     try:
-        async with Session(model, env, config=CONFIG) as session:
+        async with Session(model, env, config=CONFIG, profile=None) as session:
 
             def run_and_steer(command: str, cwd: str, variables: Mapping[str, str]) -> str:
                 session.steer(STEER)  # the user speaks up while the command runs

@@ -44,7 +44,8 @@ from taor.agent.events import (
     ProcessingEnd,
     SessionEnd,
 )
-from taor.agent.session import Session, default_tools
+from taor.agent.session import Session
+from taor.agent.setup import default_tools
 from taor.agent.transcript import problems
 from taor.agent.turns import AssistantTurn, Turn
 from taor.env.local import LocalEnvironment

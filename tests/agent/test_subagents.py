@@ -24,7 +24,8 @@ from taor.agent.events import (
     ToolCallStart,
     UserInput,
 )
-from taor.agent.session import Session, default_tools
+from taor.agent.session import Session
+from taor.agent.setup import default_tools
 from taor.agent.subagents import (
     ChildSpec,
     ScopedEnvironment,

@@ -11,7 +11,8 @@ from taor.agent.decisions import Decision
 from taor.agent.events import EVENT_TYPES, Event
 from taor.agent.hooks import AnswerCall, ChangeArguments, DenyCall, Hooks, ToolCallInfo
 from taor.agent.result import RunResult
-from taor.agent.session import Session, default_tools
+from taor.agent.session import Session
+from taor.agent.setup import default_tools
 from taor.agent.store import JsonlTranscriptStore, TranscriptStore
 from taor.agent.turns import (
     AssistantTurn,

@@ -54,7 +54,14 @@ class PermissionConfig:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class SessionConfig:
+    """``instructions`` are the user's own, the last layer of the built system prompt;
+    ``system_prompt``, when set, replaces the built prompt entirely (profile prompt, environment
+    block, project instructions). ``user_instructions_file`` is a host path read as the
+    user-level instructions (e.g. ``~/.config/taor/AGENTS.md``); None skips it."""
+
     system_prompt: str = ""
+    instructions: str = ""
+    user_instructions_file: str | None = None
     reasoning_effort: ReasoningEffort | None = None
     max_tokens: int | None = None
     temperature: float | None = None

@@ -10,6 +10,7 @@ from taor.agent.events import (
     Event,
     Interrupted,
     LoopDetection,
+    SystemPromptChanged,
     ToolCallEnd,
     TurnLimit,
     UserInput,
@@ -39,6 +40,8 @@ async def begin(rt: Runtime, cycle: int, prompt: str) -> list[Event]:
         events.append(_hook_error(changed))
     else:
         prompt = changed
+    if rt.prompt is not None and await rt.prompt.refresh_if_changed():
+        events.append(SystemPromptChanged(reason="a project instruction file changed"))
     await rt.append(UserTurn(content=(TextPart(text=prompt),)))
     events.append(UserInput(text=prompt, cycle=cycle))
     events.extend(await rt.drain_steering())

@@ -194,6 +194,14 @@ class Compaction(EventBase):
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class SystemPromptChanged(EventBase):
+    """The system prompt was rebuilt (an instruction file changed, or the host asked)."""
+
+    kind: Literal["system_prompt_changed"] = "system_prompt_changed"
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class UsageEvent(EventBase):
     """After each response: its usage and cost, and the session's running totals."""
 
@@ -269,6 +277,7 @@ Event: TypeAlias = (
     | TurnLimit
     | LoopDetection
     | Compaction
+    | SystemPromptChanged
     | UsageEvent
     | Retry
     | WarningEvent

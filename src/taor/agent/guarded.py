@@ -78,16 +78,19 @@ async def _execute(rt: Runtime, prepared: Prepared, on_output: Callable[[str], N
 async def _permission(rt: Runtime, prepared: Prepared, emit: Emit) -> ToolOutput | None:
     """None when the call may run; else the error output that tells the model it was denied."""
     call, arguments = prepared.call, dict(prepared.arguments)
-    verdict = rt.permissions.decide(call.name, arguments, read_only=prepared.tool.read_only)
+    verdict = rt.permissions.decide(
+        call.name, executor_view(prepared.tool, arguments), read_only=prepared.tool.read_only
+    )
     if verdict.decision == "allow":
         return None
     source: str = verdict.source
     if verdict.decision == "deny":
         decision = Decision.deny(verdict.reason)
     else:
-        decision, source = await _ask(rt, call, arguments, verdict.reason, emit)
+        view = executor_view(prepared.tool, arguments)
+        decision, source = await _ask(rt, call, arguments, view, verdict.reason, emit)
     if decision.kind == "allow_always":
-        rt.permissions.allow_always(call.name, arguments)
+        rt.permissions.allow_always(call.name, executor_view(prepared.tool, arguments))
     emit(
         PermissionDecision(
             call_id=call.id,
@@ -103,8 +106,25 @@ async def _permission(rt: Runtime, prepared: Prepared, emit: Emit) -> ToolOutput
     return ToolOutput.error(f"Permission denied for {call.name}: {reason}")
 
 
+def executor_view(tool: object, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """A profile's tool names its arguments its family's way (``file_path``); permission rules
+    and summaries read taor's names (``path``): the arguments translated, when they can be."""
+    translate = getattr(tool, "executor_arguments", None)
+    if callable(translate):
+        try:
+            return dict(translate(arguments))
+        except Exception:  # arguments the validator will refuse anyway
+            pass
+    return dict(arguments)
+
+
 async def _ask(
-    rt: Runtime, call: ToolCallPart, arguments: Mapping[str, Any], reason: str, emit: Emit
+    rt: Runtime,
+    call: ToolCallPart,
+    arguments: Mapping[str, Any],
+    view: Mapping[str, Any],
+    reason: str,
+    emit: Emit,
 ) -> tuple[Decision, str]:
     settings = rt.config.permissions
     if rt.can_use_tool is not None:
@@ -128,7 +148,7 @@ async def _ask(
             call_id=call.id,
             name=call.name,
             arguments=arguments,
-            summary=summarize_call(call.name, arguments),
+            summary=summarize_call(call.name, view),
             reason=reason,
         )
     )

@@ -21,6 +21,7 @@ from taor.agent.hooks import Hooks
 from taor.agent.ledger import TokenLedger, UsageLedger
 from taor.agent.loop_detection import LoopDetector
 from taor.agent.permissions import PermissionPolicy
+from taor.agent.prompt.cache import SystemPrompt
 from taor.agent.store import TranscriptStore
 from taor.agent.transcript import Transcript
 from taor.agent.turns import SteeringSource, SteeringTurn, Turn
@@ -64,7 +65,8 @@ class Runtime:
     stopping: StopReason | None = None  # set by interrupt() / close() before cancelling
     failure: ProviderError | None = None  # the error that ended the last cycle
     last_estimate: int = 0
-    running_calls: dict[str, str] = field(default_factory=dict)  # id -> name, started, not ended
+    running_calls: dict[str, str] = field(default_factory=dict)
+    prompt: SystemPrompt | None = None  # id -> name, started, not ended
     permission_waiters: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
     usage: UsageLedger = field(init=False)
     tokens: TokenLedger = field(init=False)
@@ -116,7 +118,7 @@ class Runtime:
         return Request(
             messages=self.transcript.messages(),
             model=self.model.model_id,
-            system=config.system_prompt,
+            system=self.system_prompt(),
             tools=tuple(self.tools.definitions()),
             tool_choice=tool_choice or ToolChoice(),
             max_tokens=config.max_tokens,
@@ -124,6 +126,12 @@ class Runtime:
             reasoning_effort=config.reasoning_effort,
             provider_options=config.provider_options,
         )
+
+    def system_prompt(self) -> str:
+        """The config's prompt when it sets one, else the session's built prompt (byte-stable)."""
+        if self.config.system_prompt or self.prompt is None:
+            return self.config.system_prompt
+        return self.prompt.current()
 
     def context_warning(self, request: Request) -> WarningEvent | None:
         tokens = self.tokens.estimate(request.messages, request.system, request.tools)

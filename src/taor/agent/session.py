@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import datetime
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterable
@@ -32,12 +33,23 @@ from taor.agent.events import (
     SessionEnd,
     SessionStart,
     SteeringQueued,
+    SystemPromptChanged,
     WarningEvent,
 )
 from taor.agent.hooks import Hooks
 from taor.agent.persist import create_store, reopen
+from taor.agent.prompt.cache import SystemPrompt
 from taor.agent.result import ResultBuilder, RunResult
 from taor.agent.runtime import CanUseTool, Runtime
+from taor.agent.setup import (
+    ProfileChoice,
+    prompt_settings,
+    resolve_environment,
+    resolve_model,
+    resolve_profile,
+    resolve_tools,
+    with_profile_defaults,
+)
 from taor.agent.store import TranscriptStore
 from taor.agent.transcript import Transcript
 from taor.agent.turns import Turn
@@ -46,23 +58,6 @@ from taor.llm.catalog import Catalog
 from taor.llm.model import Model
 from taor.tools.base import Tool
 from taor.tools.registry import ToolRegistry
-
-
-def default_tools() -> list[Tool]:
-    """The tools a session offers when given none (profiles choose per provider later)."""
-    from taor.tools.builtin import EditFileTool, ListDirTool, ReadFileTool, WriteFileTool
-    from taor.tools.builtin.search import GlobTool, GrepTool
-    from taor.tools.builtin.shell import ShellTool
-
-    return [
-        ReadFileTool(),
-        ListDirTool(),
-        GrepTool(),
-        GlobTool(),
-        WriteFileTool(),
-        EditFileTool(),
-        ShellTool(),
-    ]
 
 
 class Session:
@@ -79,28 +74,20 @@ class Session:
         can_use_tool: CanUseTool | None = None,
         catalog: Catalog | None = None,
         session_id: str | None = None,
+        profile: ProfileChoice = "auto",
     ) -> None:
-        self._owns_model = isinstance(model, str)
-        if isinstance(model, str):
-            from taor.llm.connect import connect
-
-            model = connect(model)
-        if environment is None:
-            from taor.env.local import LocalEnvironment
-
-            environment = LocalEnvironment(os.getcwd())
-        registry = (
-            tools
-            if isinstance(tools, ToolRegistry)
-            else ToolRegistry(default_tools() if tools is None else tools)
-        )
+        model, self._owns_model = resolve_model(model)
+        environment = resolve_environment(environment)
+        self.profile = resolve_profile(profile, model)
+        registry = resolve_tools(tools, self.profile)
+        config = with_profile_defaults(config or SessionConfig(), self.profile)
         self.id = session_id or uuid.uuid4().hex
         self._rt = Runtime(
             session_id=self.id,
             model=model,
             environment=environment,
             tools=registry,
-            config=config or SessionConfig(),
+            config=config,
             catalog=catalog or Catalog.default(),
             transcript=Transcript(history),
             store=store,
@@ -172,6 +159,8 @@ class Session:
             return
         self._started = True
         await self._rt.environment.initialize()
+        if self.profile is not None and not self._rt.config.system_prompt:
+            await self._build_prompt()
         model = self._rt.model
         start = SessionStart(
             session_id=self.id, provider=model.provider, model=model.model_id, resumed=self._resumed
@@ -273,7 +262,22 @@ class Session:
         if environment is not None:
             self._rt.environment = environment
 
+    async def rebuild_prompt(self) -> None:
+        """Build the system prompt again (instruction files, git snapshot, date) from the next
+        model call; a ``system_prompt_changed`` event says when it changed."""
+        self._check_open()
+        prompt = self._rt.prompt
+        if prompt is None:
+            await self._build_prompt()
+        elif await prompt.rebuild(today=datetime.date.today()):
+            self._channel.publish(SystemPromptChanged(reason="rebuilt on request"))
+
     # --- internals ---
+
+    async def _build_prompt(self) -> None:
+        rt = self._rt
+        settings = prompt_settings(rt.config, self.profile, rt.model)
+        rt.prompt = await SystemPrompt.create(rt.environment, settings, today=datetime.date.today())
 
     def _check_open(self) -> None:
         self._driver.check_open()

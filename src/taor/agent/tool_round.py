@@ -19,7 +19,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 
 from taor.agent.events import ErrorEvent, Event, ToolCallEnd, ToolCallOutputDelta, ToolCallStart
-from taor.agent.guarded import guarded_output
+from taor.agent.guarded import executor_view, guarded_output
 from taor.agent.runtime import Runtime
 from taor.agent.summary import summarize_call
 from taor.llm.types import ImagePart, TextPart, ToolCallPart, ToolResultPart
@@ -80,7 +80,9 @@ async def _run_call(
             call_id=call.id,
             name=call.name,
             arguments=call.arguments,
-            summary=summarize_call(call.name, call.arguments),
+            summary=summarize_call(
+                call.name, executor_view(rt.tools.get(call.name), call.arguments)
+            ),
         )
     )
     started = time.monotonic()

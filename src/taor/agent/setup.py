@@ -1,0 +1,105 @@
+"""What a ``Session`` is made of, resolved from what the host gave.
+
+- The model: a ``Model``, or a ``"provider:model"`` string connected here (the session then owns
+  it and closes it).
+- The environment: given, or a ``LocalEnvironment`` in the current directory.
+- The profile (``taor.agent.profiles``): ``"auto"`` picks the one of the model's provider
+  (anthropic, openai, gemini, openai-compat); test doubles and unknown providers get none.
+  ``None`` means no profile.
+- The tools: given ones are the whole set (a ``ToolRegistry`` or tools); otherwise the profile's,
+  or ``default_tools()`` without a profile. Tools registered later on ``session.tools`` replace
+  the ones of the same name.
+- The system prompt settings: the profile's base prompt and instruction files, the model, the
+  user's instructions (``SessionConfig.instructions``), the user-level file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Literal
+
+from taor.agent.config import SessionConfig
+from taor.agent.profiles import PROFILE_IDS, Profile, profile_for
+from taor.agent.prompt.cache import PromptSettings
+from taor.llm.model import Model
+from taor.tools.base import Tool
+from taor.tools.registry import ToolRegistry
+
+ProfileChoice = Profile | None | Literal["auto"]
+
+
+def default_tools() -> list[Tool]:
+    """The tools of a session without a profile: taor's own names and schemas."""
+    from taor.tools.builtin import EditFileTool, ListDirTool, ReadFileTool, WriteFileTool
+    from taor.tools.builtin.search import GlobTool, GrepTool
+    from taor.tools.builtin.shell import ShellTool
+
+    return [
+        ReadFileTool(),
+        ListDirTool(),
+        GrepTool(),
+        GlobTool(),
+        WriteFileTool(),
+        EditFileTool(),
+        ShellTool(),
+    ]
+
+
+def resolve_model(model: Model | str) -> tuple[Model, bool]:
+    """The model, and whether the session owns it (made it from a string)."""
+    if isinstance(model, str):
+        from taor.llm.connect import connect
+
+        return connect(model), True
+    return model, False
+
+
+def resolve_environment(environment: Any) -> Any:
+    if environment is not None:
+        return environment
+    from taor.env.local import LocalEnvironment
+
+    return LocalEnvironment(os.getcwd())
+
+
+def resolve_profile(choice: ProfileChoice, model: Model) -> Profile | None:
+    if choice != "auto":
+        return choice
+    return profile_for(model) if model.provider in PROFILE_IDS else None
+
+
+def resolve_tools(
+    tools: Iterable[Tool] | ToolRegistry | None, profile: Profile | None
+) -> ToolRegistry:
+    if isinstance(tools, ToolRegistry):
+        return tools
+    if tools is not None:
+        return ToolRegistry(tools)
+    return profile.registry() if profile is not None else ToolRegistry(default_tools())
+
+
+def with_profile_defaults(config: SessionConfig, profile: Profile | None) -> SessionConfig:
+    """The profile's max output tokens and provider options where the config sets none."""
+    if profile is None:
+        return config
+    import dataclasses
+
+    changes: dict[str, Any] = {}
+    if config.max_tokens is None:
+        changes["max_tokens"] = profile.max_output_tokens
+    if not config.provider_options and profile.provider_options:
+        changes["provider_options"] = profile.provider_options
+    return dataclasses.replace(config, **changes) if changes else config
+
+
+def prompt_settings(config: SessionConfig, profile: Profile | None, model: Model) -> PromptSettings:
+    user_file = config.user_instructions_file
+    return PromptSettings(
+        base_prompt=profile.base_prompt if profile is not None else "",
+        model=model.model_id,
+        instruction_files=profile.instruction_files if profile is not None else (),
+        user_instructions=config.instructions,
+        user_file=Path(user_file) if user_file else None,
+    )
