@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from taor.agent.config import PermissionConfig, SessionConfig
 from taor.agent.events import PermissionDecision, SystemPromptChanged, ToolCallStart
-from taor.agent.profiles import profile_for
+from taor.agent.profiles import SUBAGENT_TOOLS, profile_for
 from taor.agent.session import Session
 from taor.agent.setup import default_tools
 from taor.env.memory import MemoryEnvironment
@@ -26,7 +26,8 @@ async def test_a_session_takes_its_models_profile() -> None:
     env = MemoryEnvironment(files={"AGENTS.md": "Always run the tests.\n"})
     async with Session(model, env, config=BYPASS) as s:
         assert s.profile is not None and s.profile.id == "anthropic"
-        assert sorted(s.tools.names()) == sorted(profile_for("anthropic").tool_names())
+        wanted = [*profile_for("anthropic").tool_names(), *SUBAGENT_TOOLS]
+        assert sorted(s.tools.names()) == sorted(wanted)
         await s.run("hello")
         await s.run("and again")
     first, second = model.requests

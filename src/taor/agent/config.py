@@ -76,3 +76,5 @@ class SessionConfig:
     context_window: int | None = None  # tokens; None: from the catalog
     context_warning: float = 0.8  # share of the window that triggers a warning
     tool_timeout: float = 0.0  # seconds a tool call may take (0: the tool's own limits)
+    subagents: bool | None = None  # offer spawn_agent & co (None: the profile decides)
+    max_subagent_depth: int = 1  # agents below this one may not spawn (1: no grandchildren)

@@ -51,6 +51,7 @@ from taor.agent.setup import (
     with_profile_defaults,
 )
 from taor.agent.store import TranscriptStore
+from taor.agent.subagent_wiring import attach_subagents, decide_for_child
 from taor.agent.transcript import Transcript
 from taor.agent.turns import Turn
 from taor.errors import AuthenticationError
@@ -96,6 +97,9 @@ class Session:
         )
         self._resumed = bool(self._rt.transcript.turns)
         self._channel = Channel()
+        self.subagents = attach_subagents(
+            self._rt, self.profile, self._channel.publish, tools_given=tools is not None
+        )
         self._driver = Driver(self._rt, self._channel, start=self.start, release=self._release)
         self._started = False
         self._notes: tuple[str, ...] = ()
@@ -181,7 +185,10 @@ class Session:
         cycle = self._driver.enqueue(text)
         subscription = self._channel.subscribe(
             until=lambda e: (
-                (isinstance(e, ProcessingEnd) and e.cycle == cycle) or isinstance(e, SessionEnd)
+                not e.agent_id  # a child's events pass through
+                and (
+                    (isinstance(e, ProcessingEnd) and e.cycle == cycle) or isinstance(e, SessionEnd)
+                )
             )
         )
         return self._iterate(subscription)
@@ -189,7 +196,9 @@ class Session:
     def events(self) -> AsyncIterator[Event]:
         """Every event from now until ``session_end``, after ``session_start`` (and the warnings
         that came with it) even when the session started before this call."""
-        subscription = self._channel.subscribe(until=lambda e: isinstance(e, SessionEnd))
+        subscription = self._channel.subscribe(
+            until=lambda e: isinstance(e, SessionEnd) and not e.agent_id
+        )
         for event in self._opening:
             subscription.put(event)
         return self._iterate(subscription)
@@ -198,7 +207,8 @@ class Session:
         """Run one cycle to its end. Raises only what the caller must handle (authentication)."""
         builder = ResultBuilder()
         async for event in self.submit(text):
-            builder.feed(event)
+            if not event.agent_id:  # not a child's
+                builder.feed(event)
         failure = self._rt.failure
         if isinstance(failure, AuthenticationError):
             await self.close("authentication failed")  # the driver is closing it: wait for that
@@ -233,13 +243,17 @@ class Session:
         An input submitted while idle whose cycle has not started yet is stopped as it starts."""
         self._driver.interrupt()
 
-    def decide(self, request_id: str, decision: Decision | str, message: str = "") -> None:
-        """Answer a ``permission_request`` (``allow``, ``allow_always`` or ``deny``)."""
+    def decide(
+        self, request_id: str, decision: Decision | str, message: str = "", *, agent_id: str = ""
+    ) -> None:
+        """Answer a ``permission_request`` (``allow``, ``allow_always`` or ``deny``); one of a
+        subagent by its ``agent_id`` (else this session's, then the first child's pending)."""
         if isinstance(decision, str):
             decision = Decision(kind=decision, message=message)  # type: ignore[arg-type]
-        future = self._rt.permission_waiters.get(request_id)
+        future = None if agent_id else self._rt.permission_waiters.get(request_id)
         if future is None or future.done():
-            raise KeyError(f"no pending permission request {request_id!r}")
+            decide_for_child(self.subagents, request_id, decision, message, agent_id)
+            return
         future.set_result(decision)
 
     def configure(
@@ -290,7 +304,10 @@ class Session:
             self._channel.unsubscribe(subscription)
 
     async def _release(self) -> None:
-        """Kill what still runs in the environment, flush the store, close an owned model."""
+        """Close the children, kill what still runs in the environment, flush the store, close
+        an owned model."""
+        if self.subagents is not None:
+            await self.subagents.close_all()
         if self._started:
             await self._rt.environment.cleanup()
         if self._rt.store is not None:

@@ -113,8 +113,33 @@ class SubagentManager:
     def decide(
         self, agent_id: str, request_id: str, decision: Decision | str, message: str = ""
     ) -> None:
-        """Answer a child's ``permission_request`` (relayed with the child's id)."""
-        self._child(agent_id).session.decide(request_id, decision, message)
+        """Answer a child's ``permission_request`` (relayed with the child's id; a grandchild's
+        as ``child/grandchild``)."""
+        head, _, rest = agent_id.partition("/")
+        child = self._child(head)
+        if not rest:
+            child.session.decide(request_id, decision, message)
+        elif child.subagents is not None:
+            child.subagents.decide(rest, request_id, decision, message)
+        else:
+            raise KeyError(f"Agent {head} has no agent {rest!r}.")
+
+    def decide_pending(self, request_id: str, decision: Decision | str, message: str = "") -> None:
+        """Answer ``request_id`` for the first child (or grandchild) that has it pending;
+        ``KeyError`` when none has."""
+        for child in self._children.values():
+            try:
+                child.session.decide(request_id, decision, message)
+                return
+            except KeyError:
+                pass
+            if child.subagents is not None:
+                try:
+                    child.subagents.decide_pending(request_id, decision, message)
+                    return
+                except KeyError:
+                    pass
+        raise KeyError(f"no pending permission request {request_id!r}")
 
     async def close(self, agent_id: str) -> SubagentResult:
         """Stop the child (its current cycle is cancelled, its transcript stays valid)."""
