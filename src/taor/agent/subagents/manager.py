@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from taor.agent.config import Limits
 from taor.agent.decisions import Decision
@@ -30,6 +31,9 @@ from taor.agent.subagents.scoped import child_environment
 from taor.agent.turns import Turn
 from taor.env.base import Environment
 from taor.errors import SessionError
+
+if TYPE_CHECKING:
+    from taor.agent.session import Session
 
 
 class SubagentManager:
@@ -105,6 +109,10 @@ class SubagentManager:
             except TimeoutError:
                 pass
         return child.result()
+
+    def session(self, agent_id: str) -> Session:
+        """The child's ``Session`` (its history, state and tools, for a host that looks)."""
+        return self._child(agent_id).session
 
     def result(self, agent_id: str) -> SubagentResult:
         """Where the child stands now."""
