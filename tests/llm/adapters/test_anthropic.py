@@ -559,13 +559,35 @@ async def test_cache_breakpoints_roll_with_the_conversation(
     fake_server.push(Reply(text="done"))
     done = await complete(model, ask(*history, system="sys", tools=(READ, SHELL)))
     second = fake_server.requests[-1]
-    # the newest block, and the end of the previous user turn (where the last request wrote)
-    assert breakpoints(second.json) == ["tools[1]", "system[0]", "messages[0][0]", "messages[2][1]"]
+    # only the newest block: where the last request wrote is 4 blocks back, inside the lookback
+    assert breakpoints(second.json) == ["tools[1]", "system[0]", "messages[2][1]"]
     assert done.usage.cache_read_tokens >= 1024  # the fake simulates the shared prefix
+    # the previous request's body, up to its breakpoint, starts this one (the marker aside)
+    marker = b',"cache_control":{"type":"ephemeral"}'
+    before = fake_server.requests[-2].body
+    assert second.body.replace(marker, b"").startswith(
+        before[: before.rindex(marker)].replace(marker, b"")
+    )
     history += (done.message, Message.user("thanks"))
     await body_of(model, fake_server, ask(*history, system="sys", tools=(READ, SHELL)))
     third = breakpoints(fake_server.requests[-1].json)
-    assert third == ["tools[1]", "system[0]", "messages[2][1]", "messages[4][0]"]  # none left over
+    assert third == ["tools[1]", "system[0]", "messages[4][0]"]  # none left over
+
+
+async def test_a_long_round_also_marks_where_the_last_request_wrote(
+    model: AnthropicModel, fake_server: FakeProviderServer
+) -> None:
+    """More blocks than ``LOOKBACK_BLOCKS`` since the previous user turn: Anthropic would not
+    look back that far from the newest breakpoint, so the previous turn's end is marked too."""
+    calls = tuple(ToolCall(name="shell", arguments={"cmd": f"ls {n}"}) for n in range(5))
+    fake_server.push(Reply(text="Listing.", tool_calls=calls))
+    history: tuple[Message, ...] = (Message.user("start"),)
+    first = await complete(model, ask(*history, system="sys", tools=(SHELL,)))
+    results = Message.tool_results(*(tool_result(c.id, "out") for c in first.tool_calls))
+    history += (first.message, results)
+    await body_of(model, fake_server, ask(*history, system="sys", tools=(SHELL,)))
+    marks = breakpoints(fake_server.requests[-1].json)
+    assert marks == ["tools[0]", "system[0]", "messages[0][0]", "messages[2][4]"]
 
 
 async def test_fragment_cache_does_not_change_the_bytes(

@@ -18,9 +18,12 @@ thinking block (history from another provider): Anthropic rejects turning it on 
 
 Prompt caching (on unless ``provider_options={"anthropic": {"auto_cache": False}}``): at most
 four ``cache_control`` breakpoints: (1) the last tool definition, (2) the last system block,
-(3) the last block of the newest message, which writes this turn's prefix to the cache, and
-(4) the last block of the user turn before it, where the previous request put breakpoint 3, so
-that entry is read back even when the turn added more blocks than Anthropic's 20-block lookback.
+(3) the last block of the newest message, which writes this turn's prefix to the cache and reads
+the previous request's entry, found by Anthropic's lookback of about 20 blocks, and (4) only when
+the turns since the user turn before it hold more than ``LOOKBACK_BLOCKS`` (8) blocks, the last
+block of that user turn, where the previous request put breakpoint 3. Breakpoints are not part of
+the cached content, but each one moved changes the body's bytes; placing (4) only when needed
+keeps each body equal to the previous one, byte for byte, up to the marker of its last breakpoint.
 
 ``provider_options["anthropic"]`` is merged into the body, except taor's own keys: ``auto_cache``
 and ``beta_headers`` (a list, sent comma-joined as the ``anthropic-beta`` header).

@@ -12,6 +12,7 @@ from taor.llm.catalog import ModelInfo
 from taor.llm.types import ReasoningEffort, Request, ToolChoice, ToolDefinition
 
 BUDGETS: dict[str, int] = {"low": 2048, "medium": 8192, "high": 24576, "xhigh": 32000}
+LOOKBACK_BLOCKS = 8  # well inside the ~20 blocks Anthropic looks back from a breakpoint
 _CACHE_CONTROL = ',"cache_control":{"type":"ephemeral"}}'
 _THINKING_BLOCKS = ('{"type":"thinking"', '{"type":"redacted_thinking"')
 _OWN_OPTIONS = ("auto_cache", "beta_headers")
@@ -82,12 +83,15 @@ def mark_last(blocks: list[str]) -> None:
 
 
 def turns_json(turns: list[list[Encoded]], *, cache: bool) -> list[str]:
-    """Each turn as JSON; with ``cache``, the rolling breakpoints (see the package docstring)
-    on the newest turn and on the user turn before it."""
+    """Each turn as JSON; with ``cache``, the rolling breakpoints (see the package docstring):
+    on the newest turn, and on the user turn before it when the turns since then hold more
+    blocks than ``LOOKBACK_BLOCKS``."""
     out = [t[0].json if len(t) == 1 else message_json(t[0].role, turn_blocks(t)) for t in turns]
     last = len(turns) - 1
     previous = next((i for i in range(last - 1, -1, -1) if turns[i][0].role == "user"), -1)
-    for i in (last, previous) if cache else ():
+    added = sum(len(turn_blocks(t)) for t in turns[previous + 1 :]) if previous >= 0 else 0
+    marked = (last, previous) if added > LOOKBACK_BLOCKS else (last,)
+    for i in marked if cache else ():
         blocks = turn_blocks(turns[i]) if i >= 0 else None
         if blocks and not blocks[-1].startswith(_THINKING_BLOCKS):
             mark_last(blocks)
