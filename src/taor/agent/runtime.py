@@ -125,6 +125,7 @@ class Runtime:
             temperature=config.temperature,
             reasoning_effort=config.reasoning_effort,
             provider_options=config.provider_options,
+            metadata={"session_id": self.session_id},  # OpenAI's prompt_cache_key
         )
 
     def system_prompt(self) -> str:
