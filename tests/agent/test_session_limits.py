@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from taor.agent.config import Limits, LoopDetectionConfig
+from taor.agent.config import CompactionConfig, Limits, LoopDetectionConfig
 from taor.agent.events import (
     Event,
     LoopDetection,
@@ -232,7 +232,9 @@ async def test_ac11_4_context_warning_at_80_percent_once_per_crossing() -> None:
         ]
     )
     prompt = "x" * 3400  # 850 tokens of a 1000-token window
-    async with session(model, cfg=config(context_window=1000), tools=[]) as s:
+    no_compaction = CompactionConfig(enabled=False)  # 85% would compact (and warn it cannot)
+    cfg = config(context_window=1000, compaction=no_compaction)
+    async with session(model, cfg=cfg, tools=[]) as s:
         first = await collect(s, prompt)
         warnings = of(first, WarningEvent)
         assert [w.code for w in warnings] == ["context_window"]

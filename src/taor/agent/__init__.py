@@ -1,12 +1,18 @@
 """taor.agent: the session, its turn loop, events, transcript, guards, permissions and hooks.
 
 ``Session`` is the entry point; ``SessionConfig`` (with ``Limits``, ``LoopDetectionConfig``,
-``PermissionConfig``) configures it; ``Hooks`` and ``Decision`` are how a host steers tool calls;
+``PermissionConfig``, ``CompactionConfig``) configures it; ``Hooks`` and ``Decision`` are how a host steers tool calls;
 ``taor.agent.events`` holds the event vocabulary (``Event`` is the union) and
 ``taor.agent.codec`` turns events and turns into JSON and back.
 """
 
-from taor.agent.config import Limits, LoopDetectionConfig, PermissionConfig, SessionConfig
+from taor.agent.config import (
+    CompactionConfig,
+    Limits,
+    LoopDetectionConfig,
+    PermissionConfig,
+    SessionConfig,
+)
 from taor.agent.decisions import Decision
 from taor.agent.events import EVENT_TYPES, Event
 from taor.agent.hooks import AnswerCall, ChangeArguments, DenyCall, Hooks, ToolCallInfo
@@ -28,6 +34,7 @@ __all__ = [
     "AnswerCall",
     "AssistantTurn",
     "ChangeArguments",
+    "CompactionConfig",
     "Decision",
     "DenyCall",
     "Event",

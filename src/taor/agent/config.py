@@ -53,6 +53,22 @@ class PermissionConfig:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class CompactionConfig:
+    """When the session compacts what it sends (``taor.agent.compact_step``): before a model
+    call once the estimate reaches ``threshold`` of the context window, once on a context-length
+    error, and on request (``Session.compact``). ``keep_rounds``: the latest tool rounds whose
+    outputs stay whole; ``plan``: a plan or brief from the host, pinned through every summary;
+    ``summary_tokens``: the length of a summary; ``max_messages``: the hard cap on messages."""
+
+    enabled: bool = True
+    threshold: float = 0.85
+    keep_rounds: int = 3
+    plan: str = ""
+    summary_tokens: int = 2000
+    max_messages: int = 1000
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class SessionConfig:
     """``instructions`` are the user's own, the last layer of the built system prompt;
     ``system_prompt``, when set, replaces the built prompt entirely (profile prompt, environment
@@ -75,6 +91,7 @@ class SessionConfig:
     tool_line_limits: Mapping[str, int] = field(default_factory=dict)  # lines per tool
     context_window: int | None = None  # tokens; None: from the catalog
     context_warning: float = 0.8  # share of the window that triggers a warning
+    compaction: CompactionConfig = field(default_factory=CompactionConfig)
     tool_timeout: float = 0.0  # seconds a tool call may take (0: the tool's own limits)
     subagents: bool | None = None  # offer spawn_agent & co (None: the profile decides)
     max_subagent_depth: int = 1  # agents below this one may not spawn (1: no grandchildren)

@@ -14,11 +14,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 
 from taor.agent.channel import Channel
-from taor.agent.events import Interrupted, ProcessingEnd, SessionEnd
+from taor.agent.compact_step import run_requested
+from taor.agent.events import Event, Interrupted, ProcessingEnd, SessionEnd
 from taor.agent.loop import run_cycle
 from taor.agent.runtime import Runtime
 from taor.errors import AuthenticationError, SessionClosedError
@@ -55,9 +56,13 @@ class Driver:
             raise ValueError("The input is empty; give the agent something to do.")
         cycle = next(self._cycles)
         self._queue.append((cycle, text))
+        self.wake()
+        return cycle
+
+    def wake(self) -> None:
+        """Start the driver task unless it runs (it ends when there is nothing to do)."""
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._drive())
-        return cycle
 
     def interrupt(self) -> None:
         """Stop the current cycle (or the input about to start); queued inputs still run."""
@@ -79,7 +84,10 @@ class Driver:
 
     async def _drive(self) -> None:
         await self._start()
-        while self._queue and not self.closed:
+        while (self._queue or self._rt.compaction_requests) and not self.closed:
+            if self._rt.compaction_requests:  # Session.compact between cycles
+                await self._between_cycles()
+                continue
             cycle, text = self._queue.popleft()
             self._rt.state, self._rt.stopping = "running", None
             self._current = asyncio.create_task(self._run_cycle(cycle, text))
@@ -94,6 +102,18 @@ class Driver:
             if isinstance(self._rt.failure, AuthenticationError) and self._closing is None:
                 self._closing = asyncio.create_task(self._shutdown("authentication failed"))
                 return
+
+    async def _between_cycles(self) -> None:
+        self._rt.stopping = None
+        self._current = asyncio.create_task(self._publish_all(run_requested(self._rt)))
+        await asyncio.wait([self._current])
+        self._current, self._rt.stopping = None, None
+        self._settle_state()
+
+    async def _publish_all(self, events: AsyncGenerator[Event, None]) -> None:
+        async with aclosing(events):
+            async for event in events:
+                self._channel.publish(event)
 
     async def _run_cycle(self, cycle: int, text: str) -> None:
         async with aclosing(run_cycle(self._rt, cycle, text)) as events:

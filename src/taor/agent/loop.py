@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator
 
+from taor.agent.compact_step import call_model
 from taor.agent.cycle_steps import (
     after_limit,
     begin,
@@ -22,7 +23,7 @@ from taor.agent.cycle_steps import (
     stop_hook,
 )
 from taor.agent.events import ErrorEvent, Event, ProcessingEnd, SteeringInjected, StopReason
-from taor.agent.model_call import Streamed, record_response, stream_response
+from taor.agent.model_call import Streamed, record_response
 from taor.agent.runtime import CycleCounters, Runtime
 from taor.agent.tool_round import run_round
 from taor.agent.turns import ToolResultsTurn
@@ -46,11 +47,8 @@ async def run_cycle(rt: Runtime, cycle: int, prompt: str) -> AsyncGenerator[Even
                     yield event
                 text = streamed.response.text if streamed.response else text
                 break
-            request = rt.request()
-            if (warning := rt.context_warning(request)) is not None:
-                yield warning
             streamed = Streamed()
-            async for event in stream_response(rt, request, streamed):
+            async for event in call_model(rt, streamed):  # compacts first when due
                 yield event
             assert streamed.response is not None
             for event in await record_response(rt, streamed.response):

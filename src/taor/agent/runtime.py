@@ -68,6 +68,8 @@ class Runtime:
     running_calls: dict[str, str] = field(default_factory=dict)
     prompt: SystemPrompt | None = None  # id -> name, started, not ended
     permission_waiters: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
+    compaction_requests: list[str] = field(default_factory=list)  # Session.compact focuses
+    compaction_floor: int = 0  # no threshold compaction below this estimate (see compact_step)
     usage: UsageLedger = field(init=False)
     tokens: TokenLedger = field(init=False)
     loops: LoopDetector = field(init=False)

@@ -3,8 +3,8 @@
 A session owns a driver task that runs queued inputs one cycle at a time through the turn loop
 (``taor.agent.loop``) and publishes each event to every subscriber (``taor.agent.channel``), so
 a slow or absent reader never stalls the loop. ``submit`` and ``events`` subscribe; ``run``
-drains one cycle into a ``RunResult``. Commands (``steer``, ``follow_up``, ``interrupt``,
-``close``, ``decide``) may come at any time and are acknowledged by events.
+drains one cycle into a ``RunResult``. Commands (``steer``, ``follow_up``, ``compact``,
+``interrupt``, ``close``, ``decide``) may come at any time and are acknowledged by events.
 
 States: ``idle``, ``running``, ``awaiting_permission``, ``compacting`` (issue 5), ``closed``.
 An interrupt stops the current cycle (inputs queued after it still run); ``close`` stops
@@ -242,6 +242,15 @@ class Session:
         """Stop the current cycle now; partial text is kept, pending calls get results.
         An input submitted while idle whose cycle has not started yet is stopped as it starts."""
         self._driver.interrupt()
+
+    def compact(self, focus: str | None = None) -> None:
+        """Compact what is sent to the model: now when idle, else at the next safe point of the
+        running cycle (before its next model call) or right after it. ``focus`` tells the
+        summary what to keep. Acknowledged by a ``compaction`` event, or a ``warning`` (code
+        ``compaction``) when nothing could be shrunk. The recorded history stays whole."""
+        self._check_open()
+        self._rt.compaction_requests.append(focus or "")
+        self._driver.wake()
 
     def decide(
         self, request_id: str, decision: Decision | str, message: str = "", *, agent_id: str = ""
