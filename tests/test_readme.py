@@ -42,7 +42,10 @@ def test_session_example_runs(
     script = [
         tool_calls(("read_file", {"file_path": "test_x.py"}), text="Looking."),
         tool_calls(
-            ("edit_file", {"file_path": "test_x.py", "old_string": "1 == 2", "new_string": "1 == 1"})
+            (
+                "edit_file",
+                {"file_path": "test_x.py", "old_string": "1 == 2", "new_string": "1 == 1"},
+            )
         ),
         tool_calls(("shell", {"command": "echo ran"})),
         text("Fixed."),
