@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 from taor.agent.compaction import PINNED_HEADER, SUMMARY_HEADER, view_problems
 from taor.agent.compaction.summarize import SUMMARY_SYSTEM
 from taor.agent.compaction.view import chars_of
-from taor.agent.config import CompactionConfig, SessionConfig
+from taor.agent.config import CompactionConfig, Limits, SessionConfig
 from taor.agent.events import (
     Compaction,
     ErrorEvent,
@@ -29,6 +30,8 @@ from taor.agent.store_load import load
 from taor.agent.turns import NoticeTurn, ToolResultsTurn
 from taor.env.memory import MemoryEnvironment
 from taor.errors import ContextLengthError
+from taor.llm.model import Timeouts
+from taor.llm.retry import RetryPolicy
 from taor.llm.types import Request, TextPart, ToolResultPart, Usage
 from taor.testing import Reply, ScriptedModel, text, tool_calls
 
@@ -348,3 +351,42 @@ async def test_an_abandoned_compaction_warns_once_and_is_not_retried_every_call(
     assert len(model.requests) == 5
     assert isinstance(events[-1], ProcessingEnd) and events[-1].stop_reason == "completed"
     assert not notices(s)
+
+
+# --- the summary calls are calls of the session ---
+
+
+async def test_a_stalled_summary_stream_times_out_and_the_compaction_falls_back() -> None:
+    """A summary call is watched like any model call: a stalled stream is an idle timeout
+    (retried by the policy, then given up), never a hang; the cheap elision still applies."""
+    stalled = say(SUMMARY, delay=30)
+    steps = [read(0), read(1), read(2), say("Read them."), stalled, stalled, say("ok")]
+    model = ScriptedModel(steps)
+    timeouts = Timeouts(connect=0.05, idle=0.05)
+    retry = RetryPolicy(max_attempts=2, base_delay=0.001, jitter=0.0)
+    async with session(model, env(), replace(config(), timeouts=timeouts, retry=retry)) as s:
+        await collect(s, TASK)
+        events = s.events()
+        s.compact()
+        acknowledged = await asyncio.wait_for(until_acknowledged(events), 10)
+        warnings = [w.message for w in of(acknowledged, WarningEvent)]
+        assert any("IdleTimeoutError" in w or "no data from the model" in w for w in warnings)
+        assert (await s.run("go on")).text == "ok"
+        assert_valid(s)
+
+
+async def test_summary_calls_count_toward_the_model_call_limit() -> None:
+    """Four calls of the loop and one summary reach max_model_calls=5: the next input stops
+    at the limit (it would run one more call if the summary were not counted)."""
+    steps = [read(0), read(1), read(2), say("Read them."), say(SUMMARY), say("ok")]
+    model = ScriptedModel(steps)
+    limits = Limits(max_model_calls=5, summary_on_limit=False)
+    async with session(model, env(), replace(config(), limits=limits)) as s:
+        await collect(s, TASK)
+        events = s.events()
+        s.compact()
+        assert of(await until_acknowledged(events), Compaction)
+        assert len(summary_requests(model)) == 1
+        result = await s.run("go on")
+        assert result.stop_reason == "turn_limit"
+        assert_valid(s)

@@ -111,7 +111,7 @@ async def compact(
         failure = await run_before_compaction(rt.hooks, tokens)
         if failure is not None:
             yield ErrorEvent(message=failure.message, error_type=type(failure.error).__name__)
-        model = MeteredModel(rt.model)
+        model = MeteredModel(rt.model, rt.config.timeouts)
         result = await _compactor(rt).compact(
             rt.transcript.messages(),
             model=model,
@@ -122,6 +122,7 @@ async def compact(
             options=_options(rt),
             summary=trigger != "threshold",
         )
+        rt.model_calls += model.calls
         for usage in model.usages:
             cost, total_cost = rt.usage.add(usage)
             yield UsageEvent(usage=usage, total=rt.usage.total, cost=cost, total_cost=total_cost)

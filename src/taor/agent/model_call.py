@@ -25,9 +25,10 @@ from taor.agent.events import (
     ThinkingDelta,
     UsageEvent,
 )
+from taor.agent.idle import watched
 from taor.agent.runtime import Runtime
 from taor.agent.turns import AssistantTurn
-from taor.errors import IdleTimeoutError, ProviderError
+from taor.errors import ProviderError
 from taor.llm import events as llm
 from taor.llm.assembler import Assembler
 from taor.llm.types import Message, Request, Response, TextPart
@@ -77,21 +78,15 @@ async def stream_response(rt: Runtime, request: Request, out: Streamed) -> Async
 async def _model_events(
     rt: Runtime, request: Request, assembler: Assembler
 ) -> AsyncIterator[Event]:
-    idle = rt.config.timeouts.idle
-    wait = idle + rt.config.timeouts.connect  # the first event also waits for the connection
+    timeouts = rt.config.timeouts
     async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]
-        events = aiter(stream)
-        while True:
-            try:
-                async with asyncio.timeout(wait):
-                    event = await anext(events)
-            except StopAsyncIteration:
-                return
-            except TimeoutError:
-                raise IdleTimeoutError(
-                    f"no data from the model for {wait:g} seconds", provider=rt.model.provider
-                ) from None
-            wait = idle
+        watched_events = watched(
+            stream,
+            idle=timeouts.idle,
+            first=timeouts.idle + timeouts.connect,
+            provider=rt.model.provider,
+        )
+        async for event in watched_events:
             assembler.feed(event)
             if type(event) is llm.TextDelta:
                 yield AssistantTextDelta(delta=event.text)
