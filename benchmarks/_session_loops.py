@@ -38,14 +38,18 @@ from typing import Any
 
 from _driver import ADAPTERS, DESCRIPTION, SCHEMA, Echo, prompt
 
-from taor.agent.config import PermissionConfig, SessionConfig
+from taor.agent.config import CompactionConfig, PermissionConfig, SessionConfig
 from taor.agent.session import Session
 from taor.env.memory import MemoryEnvironment
 from taor.llm import connect
 from taor.llm import events as llm
 from taor.tools.base import ToolContext, ToolOutput
 
-CONFIG = SessionConfig(permissions=PermissionConfig(mode="bypass"))
+# The same work as the bare loops: no profile prompt, the echo tool only, no compaction (a
+# 1000-turn echo conversation passes 85% of the window; the baselines never summarize).
+CONFIG = SessionConfig(
+    permissions=PermissionConfig(mode="bypass"), compaction=CompactionConfig(enabled=False)
+)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -70,7 +74,9 @@ def connect_anthropic(base_url: str):
 
 def new_session(model, echo: Echo, path: str | None = None) -> Session:
     args = (model, MemoryEnvironment(), [EchoTool(echo=echo)], CONFIG)
-    return Session.recorded(path, *args) if path else Session(*args)
+    if path:
+        return Session.recorded(path, *args, profile=None)
+    return Session(*args, profile=None)
 
 
 def build_anthropic(base_url: str, n: int, echo: Echo):
