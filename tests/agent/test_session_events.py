@@ -114,8 +114,10 @@ async def test_backpressure_coalesces_text_deltas_but_keeps_every_other_event() 
     ]
     live_deltas = [e for e in live if isinstance(e, AssistantTextDelta)]
     lagged_deltas = [e for e in lagged_cycle if isinstance(e, AssistantTextDelta)]
-    assert len(live_deltas) == 2 * len(LONG)
-    assert len(lagged_deltas) < len(live_deltas)  # merged while the reader was behind
+    assert "".join(e.delta for e in live_deltas) == 2 * LONG
+    # One character per delta streamed; the reader that was behind got them merged (the live
+    # reader may be merged a little too when the machine is busy: it is not asserted exact).
+    assert len(lagged_deltas) < 2 * len(LONG)
     assert "".join(e.delta for e in lagged_deltas) == 2 * LONG
     assert [e.kind for e in of_kind(live, "permission_request")] == ["permission_request"]
     starts_and_ends = [
