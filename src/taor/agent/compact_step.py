@@ -54,11 +54,13 @@ async def call_model(rt: Runtime, out: Streamed) -> AsyncIterator[Event]:
         async for event in compact(rt, "request", focus=_take_focus(rt)):
             yield event
     request = rt.request()
-    if _due(rt, _estimate(rt, request)):
+    tokens = rt.estimate(request)
+    if _due(rt, tokens):
         async for event in compact(rt, "threshold"):
             yield event
         request = rt.request()
-    if (warning := rt.context_warning(request)) is not None:
+        tokens = rt.estimate(request)
+    if (warning := rt.context_warning(tokens)) is not None:
         yield warning
     try:
         async for event in stream_response(rt, request, out):
@@ -74,7 +76,7 @@ async def call_model(rt: Runtime, out: Streamed) -> AsyncIterator[Event]:
     if not compacted:
         raise overflow
     request = rt.request()
-    if (warning := rt.context_warning(request)) is not None:
+    if (warning := rt.context_warning(rt.estimate(request))) is not None:
         yield warning
     async for event in stream_response(rt, request, out):
         yield event
@@ -160,11 +162,9 @@ def _due(rt: Runtime, tokens: int) -> bool:
     return _compactor(rt).needed(tokens, rt.context_window())
 
 
-def _estimate(rt: Runtime, request: Request | None = None) -> int:
+def _estimate(rt: Runtime) -> int:
     """The token estimate of what the next request sends (also between cycles, when the
     transcript ends with the model's answer and no request can be built)."""
-    if request is not None:
-        return rt.tokens.estimate(request.messages, request.system, request.tools)
     tools = tuple(rt.tools.definitions())
     return rt.tokens.estimate(rt.transcript.messages(), rt.system_prompt(), tools)
 

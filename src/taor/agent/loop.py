@@ -32,7 +32,7 @@ from taor.llm.types import ToolResultPart
 
 
 async def run_cycle(rt: Runtime, cycle: int, prompt: str) -> AsyncGenerator[Event, None]:
-    counters = CycleCounters(cycle=cycle, started=rt.clock())
+    counters = CycleCounters(started=rt.clock())
     streamed = Streamed()
     results: dict[str, ToolResultPart] = {}
     stop: StopReason = "completed"

@@ -39,7 +39,6 @@ CanUseTool = Callable[[str, dict[str, Any]], Awaitable[Any]]
 class CycleCounters:
     """What the limits of one input count."""
 
-    cycle: int
     started: float
     rounds: int = 0
     calls: int = 0
@@ -136,9 +135,12 @@ class Runtime:
             return self.config.system_prompt
         return self.prompt.current()
 
-    def context_warning(self, request: Request) -> WarningEvent | None:
-        tokens = self.tokens.estimate(request.messages, request.system, request.tools)
-        self.last_estimate = tokens
+    def estimate(self, request: Request) -> int:
+        """The tokens ``request`` sends (calibrated); kept to calibrate on the response."""
+        self.last_estimate = self.tokens.estimate(request.messages, request.system, request.tools)
+        return self.last_estimate
+
+    def context_warning(self, tokens: int) -> WarningEvent | None:
         if not self.tokens.should_warn(tokens):
             return None
         window = self.tokens.context_window
