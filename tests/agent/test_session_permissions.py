@@ -13,7 +13,7 @@ from taor.agent.events import PermissionRequest
 from taor.agent.session import Session
 from taor.env.local import LocalEnvironment
 from taor.env.memory import MemoryEnvironment
-from taor.errors import SessionClosedError
+from taor.errors import SessionClosedError, SessionError
 from taor.testing import ScriptedModel, text, tool_calls
 
 from .session_drive import (
@@ -211,6 +211,35 @@ async def test_decide_rejects_unknown_or_settled_requests() -> None:
         with pytest.raises(KeyError, match="no pending permission request"):
             session.decide("perm_nothing", "allow")
     assert len(seen) == 1
+
+
+@pytest.mark.parametrize("bad", ["Deny", "DENY", "yes", "no", "", "allowed", 1, True, None])
+async def test_decide_refuses_an_unknown_answer_and_the_request_stays_pending(
+    tmp_path: Path, bad: object
+) -> None:
+    """Only an explicit allow lets a call run: a mistyped answer is an error, not a yes."""
+    model = ScriptedModel([tool_calls(("shell", {"command": "touch ran"})), text("done")])
+    refusals: list[str] = []
+
+    def answer(request: PermissionRequest) -> None:
+        with pytest.raises(SessionError, match="allow_always"):
+            session.decide(request.request_id, bad)  # type: ignore[arg-type]
+        refusals.append(request.request_id)
+        session.decide(request.request_id, "deny")  # still pending: a valid answer lands
+
+    async with Session(model, LocalEnvironment(tmp_path), config=config("default")) as session:
+        events = await drive(session, "go", answer)
+    assert len(refusals) == 1
+    assert not (tmp_path / "ran").exists()
+    assert [e.decision for e in of_kind(events, "permission_decision")] == ["deny"]
+    assert_valid(session)
+
+
+def test_a_decision_of_an_unknown_kind_cannot_be_made() -> None:
+    with pytest.raises(SessionError, match="Unknown permission decision 'Allow'"):
+        Decision(kind="Allow")  # type: ignore[arg-type]
+    assert Decision.allow().allows and Decision.allow_always().allows
+    assert not Decision.deny("no").allows
 
 
 @pytest.mark.parametrize(

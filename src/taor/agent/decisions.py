@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import get_args
 
 from taor.agent.events import DecisionKind
+from taor.errors import SessionError
+
+DECISION_KINDS: tuple[str, ...] = get_args(DecisionKind)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -14,6 +18,18 @@ class Decision:
 
     kind: DecisionKind
     message: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in DECISION_KINDS:  # a typo must never read as an answer
+            raise SessionError(
+                f"Unknown permission decision {self.kind!r}: answer one of "
+                f"{', '.join(DECISION_KINDS)} (exactly, lower case)."
+            )
+
+    @property
+    def allows(self) -> bool:
+        """True for ``allow`` and ``allow_always``: only an explicit allow lets a call run."""
+        return self.kind in ("allow", "allow_always")
 
     @classmethod
     def allow(cls) -> Decision:

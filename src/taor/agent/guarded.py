@@ -100,7 +100,7 @@ async def _permission(rt: Runtime, prepared: Prepared, emit: Emit) -> ToolOutput
             message=decision.message,
         )
     )
-    if decision.kind != "deny":
+    if decision.allows:
         return None
     reason = decision.message or "the user did not allow it"
     return ToolOutput.error(f"Permission denied for {call.name}: {reason}")

@@ -54,7 +54,7 @@ from taor.agent.store import TranscriptStore
 from taor.agent.subagent_wiring import attach_subagents, decide_for_child
 from taor.agent.transcript import Transcript
 from taor.agent.turns import Turn
-from taor.errors import AuthenticationError
+from taor.errors import AuthenticationError, SessionError
 from taor.llm.catalog import Catalog
 from taor.llm.model import Model
 from taor.tools.base import Tool
@@ -256,9 +256,15 @@ class Session:
         self, request_id: str, decision: Decision | str, message: str = "", *, agent_id: str = ""
     ) -> None:
         """Answer a ``permission_request`` (``allow``, ``allow_always`` or ``deny``); one of a
-        subagent by its ``agent_id`` (else this session's, then the first child's pending)."""
+        subagent by its ``agent_id`` (else this session's, then the first child's pending).
+        Any other answer raises ``SessionError`` and leaves the request pending."""
         if isinstance(decision, str):
             decision = Decision(kind=decision, message=message)  # type: ignore[arg-type]
+        elif not isinstance(decision, Decision):
+            raise SessionError(
+                f"A permission decision is a Decision or one of 'allow', 'allow_always', "
+                f"'deny', not {decision!r}."
+            )
         future = None if agent_id else self._rt.permission_waiters.get(request_id)
         if future is None or future.done():
             decide_for_child(self.subagents, request_id, decision, message, agent_id)
