@@ -170,6 +170,36 @@ async def test_reopen_and_continue(tmp_path: Path) -> None:
     assert list(load(path).turns) == sample_turns()
 
 
+def test_reopening_a_whole_file_adds_no_blank_line(tmp_path: Path) -> None:
+    """Every line stays a JSON record however often the session is resumed, so plain
+    ``for line in f: json.loads(line)`` readers keep working."""
+    path = tmp_path / "t.jsonl"
+    write(path, sample_turns()[:1])
+    for number in range(5):
+        with JsonlTranscriptStore(path) as store:
+            store.open()
+            if number % 2:
+                store.append_sync(NoticeTurn(text=f"resumed {number}", timestamp=9.0))
+    with path.open(encoding="utf-8") as f:
+        records = [json.loads(line) for line in f]
+    assert [r["kind"] for r in records] == ["header", "user", "notice", "notice"]
+    assert path.read_bytes().endswith(b"}\n")
+
+
+def test_a_file_with_blank_lines_from_older_resumes_still_continues(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    write(path, sample_turns()[:1])
+    with path.open("a", encoding="utf-8") as f:
+        f.write("\n\n")
+    extra = NoticeTurn(text="resumed", timestamp=9.0)
+    with JsonlTranscriptStore(path) as store:
+        assert list(store.open().turns) == sample_turns()[:1]
+        store.append_sync(extra)
+    assert list(load(path).turns) == [*sample_turns()[:1], extra]
+    *_, last, after = path.read_bytes().split(b"\n")
+    assert (json.loads(last)["text"], after) == ("resumed", b"")
+
+
 def test_an_open_transcript_is_locked_against_a_second_writer(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     write(path, [])

@@ -49,9 +49,12 @@ def read_transcript(path: Path) -> tuple[LoadedTranscript, int]:
     """The transcript and where the next record goes: after the last good line and its newline
     (one byte past the end of the file when that line lacks its newline)."""
     try:
-        lines = path.read_bytes().split(b"\n")
+        data = path.read_bytes()
     except FileNotFoundError:
         raise TranscriptError(f"{path}: no such transcript") from None
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()  # the empty piece after the final newline is not a line
     header = _header(path, lines[0])
     end, turns, skipped = len(lines[0]) + 1, [], []
     last = max((i for i, line in enumerate(lines) if line.strip()), default=0)
