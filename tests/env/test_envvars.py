@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from taor.env.envvars import command_environ, filter_environ, is_core_name, is_secret_name
+from taor.env.envvars import (
+    command_environ,
+    filter_environ,
+    is_core_name,
+    is_secret,
+    is_secret_name,
+)
 
 HOST = {
     "PATH": "/usr/bin",
@@ -57,3 +63,62 @@ def test_explicit_extras_are_passed_as_given_even_secret_looking_ones() -> None:
 
     assert env == {"MY_TOKEN": "explicit", "X": "1"}
     assert command_environ(HOST, "core_only", {"PATH": "/opt"})["PATH"] == "/opt"
+
+
+# What a careless host environment holds: each must stay out of commands, whatever its name.
+LEAKY = {
+    "DATABASE_URL": "postgres://app:hunter2@db.internal:5432/app",
+    "GH_PAT": "0123456789abcdef",
+    "SENTRY_DSN": "https://abc123@o1.ingest.sentry.io/42",
+    "MYSQL_PWD": "hunter2",
+    "PASSPHRASE": "correct horse battery staple",
+    "GPG_PASSPHRASE": "x",
+    "NPM_AUTH": "x",
+    "HTTPS_PROXY": "http://me:pw@proxy.corp:3128",
+    "DEPLOY_HOOK": "https://x-access:s3cret@git.example.com/repo.git",
+    "GITHUB": "ghp_" + "a" * 36,
+    "GITHUB_FINE": "github_pat_" + "b" * 40,
+    "OPENAI": "sk-proj-" + "c" * 40,
+    "CLAUDE": "sk-ant-api03-" + "d" * 40,
+    "SLACK_HOOK_VALUE": "xoxb-1234567890-abcdefghij",
+    "AWS_ID": "AKIA" + "Q" * 16,
+    "GITLAB": "glpat-" + "e" * 20,
+    "GOOGLE": "AIza" + "f" * 35,
+    "HF": "hf_" + "g" * 34,
+    "JWT": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig",
+    "PEM": "-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n",
+    "SESSION_COOKIE": "x",
+}
+# Ordinary values that look a little like the patterns above must still pass.
+HARMLESS = {
+    "PWD": "/work/app",
+    "OLDPWD": "/work",
+    "GIT_AUTHOR_NAME": "Ada",
+    "GIT_AUTHOR_EMAIL": "ada@example.com",
+    "AUTHOR": "Ada",
+    "PATH_INFO": "/x",
+    "DATABASE_URL_LOCAL": "sqlite:///app.db",
+    "PIP_INDEX_URL": "https://pypi.example.com/simple",
+    "HTTP_PROXY_PLAIN": "http://proxy.corp:3128",
+    "MAILTO": "ops@example.com",
+    "TASK": "sk-learn upgrade",
+    "DISPLAY": ":0",
+    "LS_COLORS": "rs=0:di=01;34:ln=01;36",
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEAKY))
+def test_credentials_are_dropped_by_name_or_by_value(name: str) -> None:
+    assert is_secret(name, LEAKY[name])
+    assert name not in filter_environ({name: LEAKY[name]}, "inherit_all")
+
+
+@pytest.mark.parametrize("name", sorted(HARMLESS))
+def test_ordinary_variables_pass(name: str) -> None:
+    assert not is_secret(name, HARMLESS[name])
+    assert filter_environ({name: HARMLESS[name]}, "inherit_all") == {name: HARMLESS[name]}
+
+
+def test_core_only_also_drops_an_allowlisted_name_holding_a_credential() -> None:
+    host = {"PATH": "/usr/bin", "HOME": "https://me:pw@host/"}
+    assert filter_environ(host, "core_only") == {"PATH": "/usr/bin"}

@@ -133,6 +133,21 @@ async def test_run_with_inherit_all_drops_only_secrets(root: Path) -> None:
     assert result.stdout == "vi|\n"
 
 
+async def test_run_drops_credentials_by_value_and_by_name(root: Path) -> None:
+    host = {
+        "PATH": os.environ["PATH"],
+        "DATABASE_URL": "postgres://app:hunter2@db/app",
+        "MYSQL_PWD": "hunter2",
+        "RELEASE_NOTES_URL": "https://example.com/notes",
+    }
+    env = LocalEnvironment(root, environ=host)
+
+    result = await env.run("env")
+
+    assert "hunter2" not in result.stdout
+    assert "RELEASE_NOTES_URL=https://example.com/notes" in result.stdout
+
+
 async def test_run_times_out_with_the_default_and_clamps_requests(root: Path) -> None:
     env = LocalEnvironment(root, default_timeout=0.3, max_timeout=0.5)
 

@@ -12,7 +12,7 @@ from taor.env.base import (
     PathPolicyError,
     StreamName,
 )
-from taor.env.envvars import EnvPolicy, command_environ, filter_environ, is_secret_name
+from taor.env.envvars import EnvPolicy, command_environ, filter_environ, is_secret, is_secret_name
 from taor.env.local import LocalEnvironment
 from taor.env.memory import MemoryEnvironment
 from taor.env.memory_commands import CommandHandler, CommandScript
@@ -42,6 +42,7 @@ __all__ = [
     "StreamName",
     "command_environ",
     "filter_environ",
+    "is_secret",
     "is_secret_name",
     "resolve_lexically",
 ]

@@ -1,15 +1,28 @@
 """Which environment variables a command sees.
 
-Names containing KEY, SECRET, TOKEN, PASSW, CREDENTIAL or PRIVATE (any case) are never passed
-on from the host environment. Policies:
+Host variables that look like credentials are never passed on, by name or by value:
+
+- names (any case) containing KEY, SECRET, TOKEN, PASSW, PASSPHRASE, CREDENTIAL, PRIVATE or
+  COOKIE, or with AUTH, PAT, PWD or DSN as a whole ``_``-separated word (``NPM_AUTH``, ``GH_PAT``,
+  ``MYSQL_PWD``, ``SENTRY_DSN``; ``PWD``, ``OLDPWD`` and ``GIT_AUTHOR_NAME`` pass);
+- values holding a URL with a password (``postgres://user:pw@host/db`` in ``DATABASE_URL``,
+  ``http://user:pw@proxy`` in ``HTTPS_PROXY``), a well-known token (GitHub ``ghp_``/``gho_``/
+  ``ghu_``/``ghs_``/``ghr_``/``github_pat_``, OpenAI/Anthropic ``sk-``, Slack ``xox?-``, AWS
+  ``AKIA``/``ASIA`` key ids, GitLab ``glpat-``, Google ``AIza``, npm ``npm_``, Hugging Face
+  ``hf_``, Stripe ``sk_live_``/``rk_live_``, SendGrid ``SG.``), a JSON Web Token, or a PEM
+  private key.
+
+Policies:
 
 - ``inherit_all``: every host variable except those secrets;
 - ``core_only``: only the allowlist (PATH, HOME, USER, SHELL, LANG, LC_*, TERM, TMPDIR and the
   toolchain variables below), secrets still dropped;
 - ``none``: nothing from the host.
 
-Variables the caller passes explicitly are added as given, whatever their names. This is a
-guard against leaking credentials into transcripts, not a security boundary.
+Variables the caller passes explicitly are added as given, whatever their names. This keeps
+credentials out of commands' output and so out of transcripts; it is not a security boundary
+on its own: under ``LocalEnvironment`` a command can still read taor's own environment from
+``/proc/<pid>/environ`` (only ``SandboxEnvironment``, with its own pid namespace, hides it).
 """
 
 from __future__ import annotations
@@ -20,7 +33,26 @@ from typing import Literal
 
 EnvPolicy = Literal["inherit_all", "core_only", "none"]
 
-_SECRET = re.compile(r"KEY|SECRET|TOKEN|PASSW|CREDENTIAL|PRIVATE", re.IGNORECASE)
+_SECRET_NAME = re.compile(
+    r"KEY|SECRET|TOKEN|PASSW|PASSPHRASE|CREDENTIAL|PRIVATE|COOKIE"
+    r"|(?:^|_)(?:AUTH|PAT|DSN)(?:_|$)|_PWD(?:_|$)",
+    re.IGNORECASE,
+)
+_SECRET_VALUE = re.compile(
+    r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@"  # a URL with user:password@
+    r"|\b(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]{20,}"
+    r"|\bsk-[A-Za-z0-9_-]{20,}"
+    r"|\bxox[abposr]-[A-Za-z0-9-]{10,}"
+    r"|\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"
+    r"|\bglpat-[A-Za-z0-9_-]{20,}"
+    r"|\bAIza[0-9A-Za-z_-]{35}"
+    r"|\bnpm_[A-Za-z0-9]{36}"
+    r"|\bhf_[A-Za-z0-9]{30,}"
+    r"|\b[sr]k_live_[A-Za-z0-9]{20,}"
+    r"|\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"
+    r"|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\."  # a JSON Web Token
+    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----"
+)
 
 CORE_NAMES = frozenset(
     {
@@ -69,7 +101,17 @@ _CORE_PREFIXES = ("LC_",)
 
 def is_secret_name(name: str) -> bool:
     """True for names that look like they hold credentials."""
-    return _SECRET.search(name) is not None
+    return _SECRET_NAME.search(name) is not None
+
+
+def is_secret_value(value: str) -> bool:
+    """True for values that look like credentials whatever their variable's name."""
+    return _SECRET_VALUE.search(value) is not None
+
+
+def is_secret(name: str, value: str) -> bool:
+    """True when the name or the value looks like a credential."""
+    return is_secret_name(name) or is_secret_value(value)
 
 
 def is_core_name(name: str) -> bool:
@@ -85,7 +127,7 @@ def filter_environ(environ: Mapping[str, str], policy: EnvPolicy) -> dict[str, s
     return {
         name: value
         for name, value in environ.items()
-        if not is_secret_name(name) and (keep_all or is_core_name(name))
+        if (keep_all or is_core_name(name)) and not is_secret(name, value)
     }
 
 
