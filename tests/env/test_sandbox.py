@@ -112,7 +112,7 @@ async def test_writes_inside_the_workspace_succeed_and_outside_fail(
     env: SandboxEnvironment, root: Path
 ) -> None:
     outside = root.parent / "outside.txt"
-    spot = Path("/var/tmp") / f"taor-sandbox-{uuid.uuid4().hex}"
+    spot = Path("/usr/local") / f"taor-sandbox-{uuid.uuid4().hex}"
 
     inside = await env.run("echo made here > inside.txt && mkdir -p deep/dir")
     escape = await env.run(f"touch {outside}")
