@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +22,7 @@ from taor.agent.events import (
 from taor.agent.session import Session
 from taor.env.memory import MemoryEnvironment
 from taor.errors import AuthenticationError, ServerError
+from taor.llm.catalog import Catalog
 from taor.llm.types import Usage
 from taor.testing import Reply, ScriptedModel, text, tool_calls
 
@@ -252,3 +255,30 @@ async def test_no_context_warning_below_the_threshold() -> None:
     async with session(model, cfg=config(context_window=1000), tools=[]) as s:
         events = await collect(s, "x" * 3000)  # 750 tokens: 75%
     assert not of(events, WarningEvent)
+
+
+def _two_windows(tmp_path: Path) -> Catalog:
+    def entry(model_id: str, window: int) -> dict[str, object]:
+        return {"id": model_id, "provider": "scripted", "context_window": window, "max_output": 500}
+
+    path = tmp_path / "models.json"
+    path.write_text(json.dumps({"models": [entry("wide", 100_000), entry("narrow", 1_000)]}))
+    return Catalog.from_file(path)
+
+
+async def test_switching_model_switches_the_context_window(tmp_path: Path) -> None:
+    """The warning and compaction follow the window of the model in use, not the first one."""
+    wide = ScriptedModel([Reply(text="fine", usage=QUIET)], model_id="wide")
+    narrow = ScriptedModel([Reply(text="tight", usage=QUIET)] * 3, model_id="narrow")
+    cfg = config(compaction=CompactionConfig(enabled=False))
+    catalog = _two_windows(tmp_path)
+    async with session(wide, cfg=cfg, tools=[], catalog=catalog) as s:
+        assert not of(await collect(s, "x" * 3400), WarningEvent)  # 850 of 100k tokens
+        s.configure(model=narrow)
+        warnings = of(await collect(s, "more"), WarningEvent)
+        assert [w.code for w in warnings] == ["context_window"]
+        assert "1000-token" in warnings[0].message
+        s.configure(compaction=CompactionConfig())
+        compacting = await collect(s, "and more")
+    # at 85% of the narrow window compaction is tried; with nothing old to shrink it says so
+    assert [w.code for w in of(compacting, WarningEvent)] == ["compaction"]

@@ -82,12 +82,15 @@ class Runtime:
             self.config.permissions, workspace=self.environment.working_directory()
         )
 
-    def reconfigure(self, config: SessionConfig) -> None:
-        """Apply a new config from the next model call (rules added with allow-always stay)."""
+    def reconfigure(self, config: SessionConfig, *, model: Model | None = None) -> None:
+        """Apply a new config and model from the next model call (rules added with
+        allow-always stay); what depends on the model, such as the window, follows it."""
         if config.loop_detection != self.config.loop_detection:
             self.loops = LoopDetector(config.loop_detection)
         self.permissions.configure(config.permissions)
         self.config = config
+        if model is not None:
+            self.model = model
         self.tokens.context_window = self.context_window()
 
     def context_window(self) -> int:

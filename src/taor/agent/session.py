@@ -285,9 +285,7 @@ class Session:
         new = config or self._rt.config
         if changes:
             new = dataclasses.replace(new, **changes)
-        self._rt.reconfigure(new)
-        if model is not None:
-            self._rt.model = model
+        self._rt.reconfigure(new, model=model)
         if environment is not None:
             self._rt.environment = environment
 
