@@ -303,6 +303,16 @@ async def test_retry_delay_in_the_error_details_counts_as_retry_after() -> None:
             e.AuthenticationError,
             False,
         ),
+        (  # what Gemini really answers for a bad key: 400 INVALID_ARGUMENT with ErrorInfo
+            HttpError(status=400, message="API key not valid.", error_type="API_KEY_INVALID"),
+            e.AuthenticationError,
+            False,
+        ),
+        (
+            HttpError(status=400, message="API key expired.", error_type="API_KEY_EXPIRED"),
+            e.AuthenticationError,
+            False,
+        ),
         (HttpError(status=403, message="Permission denied"), e.PermissionDeniedError, False),
         (HttpError(status=404, message="models/nope is not found"), e.ModelNotFoundError, False),
         (HttpError(status=400, message="Invalid JSON payload"), e.InvalidRequestError, False),

@@ -70,6 +70,12 @@ _CONTEXT_MESSAGE = (
 )
 _QUOTA = "type.googleapis.com/google.rpc.QuotaFailure"
 _RETRY = "type.googleapis.com/google.rpc.RetryInfo"
+_ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
+_KEY_REASONS = ("API_KEY_INVALID", "API_KEY_EXPIRED")
+_KEY_INFO = {
+    "domain": "googleapis.com",
+    "metadata": {"service": "generativelanguage.googleapis.com"},
+}
 
 
 class GeminiWire:
@@ -97,7 +103,10 @@ class GeminiWire:
         status = _code_and_status(error.error_type, error.status)[1]
         message = _CONTEXT_MESSAGE if error.error_type == "context_length" else error.message
         details: list[dict[str, Any]] = []
-        if error.error_type == "insufficient_quota":
+        if error.error_type in _KEY_REASONS:  # a bad key: 400 INVALID_ARGUMENT plus ErrorInfo
+            status = "INVALID_ARGUMENT"
+            details.append({"@type": _ERROR_INFO, "reason": error.error_type, **_KEY_INFO})
+        elif error.error_type == "insufficient_quota":
             details.append(_quota_failure("GenerateRequestsPerDayPerProjectPerModel-FreeTier"))
         elif error.status == 429:
             details.append(_quota_failure("GenerateRequestsPerMinutePerProjectPerModel"))

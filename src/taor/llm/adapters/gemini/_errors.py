@@ -1,5 +1,6 @@
 """Gemini error bodies (``{"error": {code, message, status, details}}``) as taor errors: a
-``RetryInfo`` delay counts as a Retry-After, a per-day ``QuotaFailure`` exhausts the quota."""
+``RetryInfo`` delay counts as a Retry-After, a per-day ``QuotaFailure`` exhausts the quota, and
+an ``ErrorInfo`` reason ``API_KEY_INVALID`` (sent with HTTP 400) is an authentication error."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import Any
 from taor import errors as e
 from taor.llm.adapters._http import classify
 from taor.llm.retry import parse_retry_after
+
+_BAD_KEY = frozenset({"API_KEY_INVALID", "API_KEY_EXPIRED"})
 
 
 def api_error(status: int | None, body: Any, headers: Mapping[str, str]) -> e.ProviderError:
@@ -20,8 +23,10 @@ def api_error(status: int | None, body: Any, headers: Mapping[str, str]) -> e.Pr
     details: list[Any] = error["details"] if isinstance(error.get("details"), list) else []
     retry_after = parse_retry_after(headers.get("retry-after"))
     retry_after = _retry_delay(details) if retry_after is None else retry_after
+    kwargs: dict[str, Any] = {"provider": "gemini", "status": status, "code": code, "raw": body}
+    if _reason(details) in _BAD_KEY:  # Gemini answers a bad key with 400 INVALID_ARGUMENT
+        return e.AuthenticationError(message, **kwargs)
     if status == 429 or code == "RESOURCE_EXHAUSTED":
-        kwargs: dict[str, Any] = {"provider": "gemini", "status": status, "code": code, "raw": body}
         if _daily_quota(details):
             return e.QuotaExhaustedError(message, **kwargs)
         if retry_after is not None:
@@ -29,6 +34,14 @@ def api_error(status: int | None, body: Any, headers: Mapping[str, str]) -> e.Pr
     return classify(
         "gemini", status=status, message=message, code=code, retry_after=retry_after, raw=body
     )
+
+
+def _reason(details: list[Any]) -> str:
+    """The ``reason`` of the body's ``ErrorInfo`` detail, or ''."""
+    for detail in details:
+        if isinstance(detail, dict) and str(detail.get("@type", "")).endswith("ErrorInfo"):
+            return str(detail.get("reason", ""))
+    return ""
 
 
 def _retry_delay(details: list[Any]) -> float | None:
