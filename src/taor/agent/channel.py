@@ -6,12 +6,17 @@ thinking or tool-output delta is merged into the delta at the back of the queue 
 to the same stream, so a slow reader gets fewer, longer deltas; other events are never merged or
 dropped. A merged tool-output delta keeps at most ``max_delta_chars`` (head and tail, with a
 marker): the whole output still arrives in ``tool_call_end``.
+
+A reader holds only what it has not read yet: a subscriber whose ``until`` event has arrived
+takes nothing more, and an ``EventStream`` dropped unread (made by ``submit()`` and never
+iterated, say) unsubscribes when it is garbage-collected.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import weakref
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -59,6 +64,8 @@ class Subscriber:
     def put(self, event: Event) -> None:
         if self._closed:
             return
+        if self._until is not None and self._until(event):
+            self._closed = True  # the reader's last event: keep nothing after it
         items = self._items
         if (
             isinstance(event, _DELTAS)
@@ -74,6 +81,10 @@ class Subscriber:
     def close(self) -> None:
         self._closed = True
         self._wakeup.set()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     async def __aiter__(self) -> AsyncIterator[Event]:
         while True:
@@ -113,9 +124,39 @@ class Channel:
     def publish(self, event: Event) -> None:
         for subscriber in self._subscribers:
             subscriber.put(event)
+        if any(subscriber.closed for subscriber in self._subscribers):
+            self._subscribers = [s for s in self._subscribers if not s.closed]
+
+    def stream(self, until: Callable[[Event], bool] | None = None) -> EventStream:
+        """A new reader as an async iterator that unsubscribes when done, closed or dropped."""
+        return EventStream(self, self.subscribe(until))
 
     def close(self) -> None:
         self._closed = True
         for subscriber in self._subscribers:
             subscriber.close()
         self._subscribers.clear()
+
+
+class EventStream:
+    """One subscription as an async iterator. It subscribes when made, so it sees every event
+    from then on, and unsubscribes when exhausted, closed, or garbage-collected unread."""
+
+    def __init__(self, channel: Channel, subscriber: Subscriber) -> None:
+        self.subscriber = subscriber
+        self._events = aiter(subscriber)
+        self._release = weakref.finalize(self, channel.unsubscribe, subscriber)
+
+    def __aiter__(self) -> EventStream:
+        return self
+
+    async def __anext__(self) -> Event:
+        try:
+            return await anext(self._events)
+        except BaseException:
+            self._release()
+            raise
+
+    async def aclose(self) -> None:
+        self._release()
+        await self._events.aclose()  # type: ignore[attr-defined]

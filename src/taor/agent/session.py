@@ -183,7 +183,7 @@ class Session:
     def submit(self, text: str) -> AsyncIterator[Event]:
         """Start a cycle (queued behind a running one); iterate its events up to its end."""
         cycle = self._driver.enqueue(text)
-        subscription = self._channel.subscribe(
+        return self._channel.stream(
             until=lambda e: (
                 not e.agent_id  # a child's events pass through
                 and (
@@ -191,17 +191,14 @@ class Session:
                 )
             )
         )
-        return self._iterate(subscription)
 
     def events(self) -> AsyncIterator[Event]:
         """Every event from now until ``session_end``, after ``session_start`` (and the warnings
         that came with it) even when the session started before this call."""
-        subscription = self._channel.subscribe(
-            until=lambda e: isinstance(e, SessionEnd) and not e.agent_id
-        )
+        stream = self._channel.stream(until=lambda e: isinstance(e, SessionEnd) and not e.agent_id)
         for event in self._opening:
-            subscription.put(event)
-        return self._iterate(subscription)
+            stream.subscriber.put(event)
+        return stream
 
     async def run(self, text: str) -> RunResult:
         """Run one cycle to its end. Raises only what the caller must handle (authentication)."""
@@ -308,13 +305,6 @@ class Session:
 
     def _check_open(self) -> None:
         self._driver.check_open()
-
-    async def _iterate(self, subscription: Any) -> AsyncIterator[Event]:
-        try:
-            async for event in subscription:
-                yield event
-        finally:
-            self._channel.unsubscribe(subscription)
 
     async def _release(self) -> None:
         """Close the children, kill what still runs in the environment, flush the store, close
