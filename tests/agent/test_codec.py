@@ -15,14 +15,17 @@ from taor.agent.codec import event_from_json, from_json, to_json, turn_from_json
 from taor.agent.events import EVENT_TYPES, AssistantTextDelta, ToolCallEnd, UsageEvent
 from taor.agent.turns import TURN_TYPES, AssistantTurn, UserTurn
 from taor.errors import TranscriptError
+from taor.llm import connect
 from taor.llm.types import (
     ImagePart,
     Message,
+    Request,
     TextPart,
     ThinkingPart,
     ToolCallPart,
     ToolResultPart,
     Usage,
+    tool_result,
 )
 
 # -- strategies: driven by the records' own type hints, so a new field or event is covered ------
@@ -228,3 +231,88 @@ def test_results_with_images_decode() -> None:
     )
     turn = {"kind": "tool_results", "timestamp": 1.0, "results": [to_json(result)]}
     assert turn_from_json(turn).results == (result,)  # type: ignore[union-attr]
+
+
+# -- tool-call arguments are written once ------------------------------------------------------
+
+
+def _call(raw: str, arguments: Mapping[str, Any], name: str = "write_file") -> AssistantTurn:
+    call = ToolCallPart(id="c1", name=name, arguments=arguments, raw_arguments=raw)
+    return AssistantTurn(message=Message(role="assistant", parts=(call,)), timestamp=1.0)
+
+
+def test_arguments_the_raw_text_gives_back_are_written_once() -> None:
+    content = "x" * 1_000_000
+    raw = json.dumps({"path": "big.txt", "content": content})
+    turn = _call(raw, {"path": "big.txt", "content": content})
+    line = json.dumps(to_json(turn))
+    assert len(line) < 1_100_000  # was about 2 MB: the arguments and the raw text
+    (encoded,) = to_json(turn)["message"]["parts"]
+    assert "arguments" not in encoded and encoded["raw_arguments"] == raw
+    assert turn_from_json(json.loads(line)) == turn
+
+
+@pytest.mark.parametrize(
+    ("raw", "arguments"),
+    [
+        ('{"path": "a.py", "content": "x"', {}),  # cut off: nothing parsed
+        ('{"path": "a.py"}', {"path": "b.py"}),  # repaired or rewritten after parsing
+        ('{"n": 1.0, "flag": true}', {"n": 1, "flag": 1}),  # equal in Python, not in JSON
+        ("[1, 2]", {}),  # not an object
+    ],
+)
+def test_arguments_that_differ_from_the_raw_text_are_kept(
+    raw: str, arguments: Mapping[str, Any]
+) -> None:
+    turn = _call(raw, arguments)
+    (encoded,) = to_json(turn)["message"]["parts"]
+    assert encoded["arguments"] == arguments
+    back = turn_from_json(json.loads(json.dumps(to_json(turn))))
+    assert back == turn
+    assert json.dumps(back.message.parts[0].arguments) == json.dumps(arguments)  # type: ignore[union-attr]
+
+
+def test_calls_written_with_both_forms_still_load() -> None:
+    old = {
+        "kind": "assistant",
+        "timestamp": 1.0,
+        "message": {
+            "role": "assistant",
+            "parts": [
+                {
+                    "kind": "tool_call",
+                    "id": "c1",
+                    "name": "shell",
+                    "arguments": {"command": "ls"},
+                    "raw_arguments": '{"command":"ls"}',
+                }
+            ],
+        },
+    }
+    assert turn_from_json(old) == _call('{"command":"ls"}', {"command": "ls"}, name="shell")
+
+
+@pytest.mark.parametrize("model", ["anthropic:m", "openai:m", "openai-compat:m", "gemini:m"])
+async def test_requests_from_a_reloaded_call_are_byte_identical(model: str) -> None:
+    raw = json.dumps({"path": "a.py", "content": "é\n" * 100})
+    turn = _call(raw, json.loads(raw))
+    reloaded = turn_from_json(json.loads(json.dumps(to_json(turn))))
+    adapter = connect(model, api_key="k", base_url="http://127.0.0.1:9/v1", env={})
+    try:
+        bodies = [
+            adapter._encode(  # type: ignore[attr-defined]
+                Request(
+                    messages=(
+                        Message.user("go"),
+                        t.message,
+                        Message.tool_results(
+                            tool_result("c1", "ok"),
+                        ),
+                    )
+                )
+            )[1]
+            for t in (turn, reloaded)
+        ]
+    finally:
+        await adapter.aclose()
+    assert bodies[0] == bodies[1]

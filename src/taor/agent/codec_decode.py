@@ -7,6 +7,7 @@ import binascii
 import types
 from typing import Any, Literal, Union, get_args, get_origin
 
+from taor.agent import codec_calls
 from taor.agent.codec_hints import (
     SCALARS,
     Bad,
@@ -23,6 +24,7 @@ from taor.agent.codec_hints import (
     what,
 )
 from taor.errors import TaorError
+from taor.llm.types import ToolCallPart
 
 
 @per_class
@@ -41,6 +43,8 @@ def record_decoder(cls: Any) -> Codec:
                     kwargs[field_name] = decode(data[field_name])
                 except Bad as bad:
                     raise bad.inside(field_name) from None
+        if cls is ToolCallPart:
+            codec_calls.expand(data, kwargs)
         if missing := required.difference(kwargs):
             raise Bad(f"{name} is missing {', '.join(sorted(missing))}")
         try:

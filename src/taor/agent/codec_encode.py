@@ -7,6 +7,7 @@ import types
 from collections.abc import Mapping
 from typing import Any, Literal, Union, get_args, get_origin
 
+from taor.agent import codec_calls
 from taor.agent.codec_hints import (
     SCALARS,
     Bad,
@@ -20,6 +21,7 @@ from taor.agent.codec_hints import (
     per_class,
     value_type,
 )
+from taor.llm.types import ToolCallPart
 
 
 @per_class
@@ -41,6 +43,8 @@ def record_encoder(cls: Any) -> Codec:
                 out[name] = encode(value)
             except Bad as bad:
                 raise bad.inside(name) from None
+        if cls is ToolCallPart:
+            codec_calls.compact(out, obj)
         return out
 
     return encode_record
