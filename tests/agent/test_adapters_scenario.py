@@ -25,7 +25,7 @@ from taor.agent.session import Session
 from taor.agent.transcript import problems
 from taor.env.memory import MemoryEnvironment
 from taor.llm import connect
-from taor.testing import FakeProviderServer, RecordedRequest, text, tool_calls
+from taor.testing import FakeProviderServer, RecordedRequest, Reply, ToolCall, text, tool_calls
 
 PROVIDERS = ["anthropic", "openai", "openai-compat", "gemini"]
 CONFIG = SessionConfig(permissions=PermissionConfig(mode="bypass"))
@@ -167,3 +167,45 @@ async def test_the_same_task_through_each_adapter(
     ]
     assert_requests(provider, fake_server.requests)
     fake_server.assert_done()
+
+
+async def test_calls_sharing_an_id_each_keep_their_own_result(
+    fake_server: FakeProviderServer,
+) -> None:
+    """A local server that gives two calls of one response the same id (and reuses it in the
+    next response): each call runs, and the next request pairs each with its own output."""
+    env = MemoryEnvironment(files={"a.txt": "alpha\n", "b.txt": "beta\n"})
+
+    def read(path: str) -> ToolCall:
+        return ToolCall(name="read_file", arguments={"path": path}, id="call_0")
+
+    fake_server.push(
+        Reply(tool_calls=(read("a.txt"), read("b.txt"))),
+        Reply(tool_calls=(read("a.txt"),)),
+        text("alpha and beta"),
+    )
+    base_url = fake_server.base_url("openai-compat")
+    model = connect("openai-compat:local", api_key="t", base_url=base_url)
+    try:
+        async with Session(model, env, config=CONFIG, profile=None) as session:
+            events = [event async for event in session.submit("read both")]
+            history = session.history
+    finally:
+        await model.aclose()
+
+    ends = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert [e.call_id for e in ends] == ["call_0", "call_0_2", "call_0_3"]
+    assert ["alpha" in e.output for e in ends] == [True, False, True]
+    assert problems(history) == []
+    second = fake_server.requests[1].json["messages"]
+    calls = [c["id"] for m in second if m["role"] == "assistant" for c in m["tool_calls"]]
+    results = {m["tool_call_id"]: m["content"] for m in second if m["role"] == "tool"}
+    assert calls == ["call_0", "call_0_2"]
+    assert "alpha" in results["call_0"] and "beta" not in results["call_0"]
+    assert "beta" in results["call_0_2"]
+    third = fake_server.requests[2].json["messages"]
+    assert [c["id"] for m in third if m["role"] == "assistant" for c in m["tool_calls"]] == [
+        "call_0",
+        "call_0_2",
+        "call_0_3",
+    ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -89,6 +91,17 @@ BROKEN: list[tuple[str, list[Turn], list[str]]] = [
     ("two assistant turns in a row", [user(), says(), says()], ["turn 3: assistant turn in a row"]),
     ("starts with the assistant", [says()], ["turn 1: assistant turn at the start"]),
     (
+        "one id for two calls",
+        [user(), says("", "c1", "c1"), results("c1", "c1")],
+        ["turn 2: tool-call id 'c1' is not unique"],
+    ),
+    (
+        "an id used again in a later turn",
+        [user(), says("", "c1"), results("c1"), says("", "c1"), results("c1")],
+        ["turn 4: tool-call id 'c1' is not unique"],
+    ),
+    ("an empty id", [user(), says("", ""), results("")], ["tool-call id '' is not unique"]),
+    (
         "steering between calls and results",
         [user(), says("", "c1"), steer(), results("c1")],
         ["turn 3: the tool calls before it have no results", "turn 4: results"],
@@ -123,6 +136,28 @@ def test_repair_adds_results_for_calls_without_one_in_call_order() -> None:
     assert answered.results[0].is_error
     assert answered.results[1] == results("c2").results[0]  # the real one is kept
     assert fixed[3] == user("next")
+
+
+def test_repair_renames_a_repeated_call_id_and_keeps_each_result() -> None:
+    """A transcript written before ids were made unique: each call keeps its own output."""
+    first = tool_result("c1", "output of the first", name="read_file")
+    second = tool_result("c1", "output of the second", name="read_file")
+    turns: list[Turn] = [
+        user(),
+        says("", "c1", "c1"),
+        ToolResultsTurn(results=(first, second), timestamp=0.0),
+        says("", "c1"),
+        results("c1"),
+    ]
+    fixed = repair(turns)
+    assert problems(fixed) == []
+    assert [c.id for c in fixed[1].message.tool_calls] == ["c1", "c1_2"]  # type: ignore[union-attr]
+    assert [(r.call_id, r.content) for r in fixed[2].results] == [  # type: ignore[union-attr]
+        ("c1", first.content),
+        ("c1_2", second.content),
+    ]
+    assert [c.id for c in fixed[3].message.tool_calls] == ["c1_3"]  # type: ignore[union-attr]
+    assert [r.call_id for r in fixed[4].results] == ["c1_3"]  # type: ignore[union-attr]
 
 
 def test_repair_drops_extra_results_and_empty_turns() -> None:
@@ -163,9 +198,20 @@ def test_repair_fixes_every_result_problem(turns: list[Turn]) -> None:
     # repair cannot invent user turns: only role-order problems may remain
     assert all("in a row" in p or "at the start" in p for p in left), left
     assert repair(fixed) == fixed
-    assert [t for t in fixed if not isinstance(t, ToolResultsTurn)] == [
-        t for t in turns if not isinstance(t, ToolResultsTurn) and t is not EMPTY
+    # the other turns are kept, but for a repeated call id, which is renamed
+    assert [_no_ids(t) for t in fixed if not isinstance(t, ToolResultsTurn)] == [
+        _no_ids(t) for t in turns if not isinstance(t, ToolResultsTurn) and t is not EMPTY
     ]
+
+
+def _no_ids(turn: Turn) -> Turn:
+    if not isinstance(turn, AssistantTurn):
+        return turn
+    parts = tuple(
+        dataclasses.replace(p, id="") if isinstance(p, ToolCallPart) else p
+        for p in turn.message.parts
+    )
+    return dataclasses.replace(turn, message=dataclasses.replace(turn.message, parts=parts))
 
 
 @given(st.lists(TURNS, max_size=12))

@@ -12,10 +12,12 @@ response was streamed: no tool has run yet, so asking again has no side effects 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass
 
+from taor.agent.call_ids import unique_calls
 from taor.agent.events import (
     AssistantTextDelta,
     AssistantTextEnd,
@@ -59,7 +61,9 @@ async def stream_response(rt: Runtime, request: Request, out: Streamed) -> Async
                     started = True
                     yield AssistantTextStart()
                 yield event
-            out.response = assembler.response()
+            response = assembler.response()
+            message = unique_calls(response.message, rt.transcript.call_ids())
+            out.response = dataclasses.replace(response, message=message)
             return
         except ProviderError as error:
             if attempt >= policy.max_attempts or not policy.should_retry(error):

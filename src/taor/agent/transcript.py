@@ -7,15 +7,18 @@ first), which every provider accepts; notices are not sent. ``replace_view`` ins
 compacted view (``taor.agent.compaction``) to send instead; the turns stay whole.
 
 ``problems(turns)`` lists every broken rule: a tool call without exactly one result in call
-order, a result that answers nothing, an empty assistant turn, two assistant turns in a row, a
-history that does not start with the user. ``repair(turns)`` fixes what can be fixed (synthetic
+order, a result that answers nothing, a tool-call id used twice (or empty), an empty assistant
+turn, two assistant turns in a row, a history that does not start with the user. ``repair(turns)`` fixes what can be fixed (synthetic
 results for calls without one, empty turns dropped); the loop runs ``check`` before each request.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections import defaultdict, deque
 from collections.abc import Iterable, Sequence
 
+from taor.agent.call_ids import unique_calls
 from taor.agent.turns import (
     AssistantTurn,
     NoticeTurn,
@@ -68,6 +71,7 @@ class _Validator:
     def __init__(self) -> None:
         self.found: list[str] = []
         self.pending: list[tuple[str, str]] = []  # (id, name) of the last turn's calls
+        self.call_ids: set[str] = set()  # of every call so far: ids pair calls and results
         self.last_sent = ""
         self.number = 0
 
@@ -98,6 +102,10 @@ class _Validator:
             where = "in a row" if self.last_sent else "at the start of the history"
             self.found.append(f"turn {self.number}: assistant turn {where}")
         self.pending = [(c.id, c.name) for c in turn.message.tool_calls]
+        for call_id, _ in self.pending:
+            if not call_id or call_id in self.call_ids:
+                self.found.append(f"turn {self.number}: tool-call id {call_id!r} is not unique")
+            self.call_ids.add(call_id)
         self.last_sent = "assistant"
 
 
@@ -112,16 +120,22 @@ def problems(turns: Sequence[Turn]) -> list[str]:
 
 
 def repair(turns: Sequence[Turn], why: str = "cancelled") -> list[Turn]:
-    """A valid copy: missing results added (``why``), extra results dropped, empty turns gone."""
+    """A valid copy: missing results added (``why``), extra results dropped, empty turns gone,
+    and a repeated tool-call id renamed (with its result, matched in order)."""
     fixed: list[Turn] = []
-    pending: list[tuple[str, str]] = []
+    pending: list[tuple[str, str, str]] = []  # (id, name, the id its result carries)
+    taken: set[str] = set()
 
     def settle(turn: ToolResultsTurn | None = None) -> None:
-        given = {r.call_id: r for r in turn.results} if turn is not None else {}
+        given: dict[str, deque[ToolResultPart]] = defaultdict(deque)
+        for result in turn.results if turn is not None else ():
+            given[result.call_id].append(result)
         if pending:
             answered = tuple(
-                given.get(call_id) or synthetic_result(call_id, name, why)
-                for call_id, name in pending
+                dataclasses.replace(given[old].popleft(), call_id=call_id)
+                if given[old]
+                else synthetic_result(call_id, name, why)
+                for call_id, name, old in pending
             )
             if turn is not None and answered == turn.results:
                 fixed.append(turn)  # a valid turn is kept as it is (timestamp and all)
@@ -140,7 +154,13 @@ def repair(turns: Sequence[Turn], why: str = "cancelled") -> list[Turn]:
         if isinstance(turn, AssistantTurn):
             if _is_empty(turn.message):
                 continue
-            pending.extend((c.id, c.name) for c in turn.message.tool_calls)
+            before = [call.id for call in turn.message.tool_calls]
+            message = unique_calls(turn.message, taken)
+            if message is not turn.message:
+                turn = dataclasses.replace(turn, message=message)
+            for call, old in zip(message.tool_calls, before, strict=True):
+                pending.append((call.id, call.name, old))
+                taken.add(call.id)
         fixed.append(turn)
     settle()
     return fixed
@@ -185,6 +205,10 @@ class Transcript:
 
     def messages(self) -> tuple[Message, ...]:
         return tuple(self._messages)
+
+    def call_ids(self) -> set[str]:
+        """The ids of every tool call so far (a new call must not reuse one)."""
+        return self._validator.call_ids
 
     def pending_calls(self) -> list[tuple[str, str]]:
         """(id, name) of the calls of the last assistant turn that have no results yet."""
