@@ -1,6 +1,7 @@
 """taor.env: the Environment protocol (files, processes, search) and its implementations."""
 
 from taor.env.base import (
+    Capabilities,
     CommandResult,
     DirEntry,
     EnvError,
@@ -11,6 +12,7 @@ from taor.env.base import (
     PathNotFoundError,
     PathPolicyError,
     StreamName,
+    capabilities,
 )
 from taor.env.envvars import EnvPolicy, command_environ, filter_environ, is_secret, is_secret_name
 from taor.env.local import LocalEnvironment
@@ -22,6 +24,7 @@ from taor.env.sandbox import SandboxEnvironment
 
 __all__ = [
     "Call",
+    "Capabilities",
     "CommandHandler",
     "CommandResult",
     "CommandScript",
@@ -40,6 +43,7 @@ __all__ = [
     "PathPolicyError",
     "SandboxEnvironment",
     "StreamName",
+    "capabilities",
     "command_environ",
     "filter_environ",
     "is_secret",

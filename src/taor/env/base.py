@@ -103,6 +103,23 @@ class GrepMatch:
     line: str
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Capabilities:
+    """What an environment can do beyond the protocol, for tools that can use it.
+
+    ``host_programs``: its commands run programs installed on the machine taor runs on, so a
+    tool may run one it found there (grep runs ripgrep) through ``run``, in the environment's
+    working directory and with its confinement."""
+
+    host_programs: bool = False
+
+
+def capabilities(environment: object) -> Capabilities:
+    """``environment.capabilities``, or none for an environment that states nothing."""
+    found = getattr(environment, "capabilities", None)
+    return found if isinstance(found, Capabilities) else Capabilities()
+
+
 @runtime_checkable
 class Environment(Protocol):
     """Files, processes and search, confined to a workspace.
@@ -116,6 +133,7 @@ class Environment(Protocol):
     ``list_dir`` is sorted by path and does not enter ``.git``. ``grep`` takes a Python regex and
     reports paths relative to the workspace root; ``glob`` returns the files under ``path`` whose
     path relative to it matches, newest first. Both skip ``.git`` and ``.gitignore``d paths.
+    An environment may also state its ``Capabilities`` as a ``capabilities`` attribute.
     """
 
     async def initialize(self) -> None: ...

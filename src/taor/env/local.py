@@ -23,6 +23,7 @@ from pathlib import Path
 
 from taor.env import local_files, search
 from taor.env.base import (
+    Capabilities,
     CommandResult,
     DirEntry,
     EnvError,
@@ -42,6 +43,8 @@ _PLATFORMS = {"darwin": "darwin", "win32": "windows", "cygwin": "windows", "emsc
 
 class LocalEnvironment:
     """Files and commands on this machine, inside ``root`` plus ``allowed_roots``."""
+
+    capabilities = Capabilities(host_programs=True)
 
     def __init__(
         self,

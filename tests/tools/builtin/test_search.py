@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from taor.env.base import EnvError
+from taor.agent.subagents.scoped import ScopedEnvironment, SharedEnvironment
+from taor.env.base import EnvError, capabilities
 from taor.env.local import LocalEnvironment
 from taor.env.memory import MemoryEnvironment
 from taor.tools.base import Tool, ToolContext, ToolOutput
@@ -206,3 +207,29 @@ async def test_rg_output_cut_by_the_environment_is_reported(tmp_path: Path) -> N
     lines = out.text.splitlines()
     assert all(line.endswith(":needle") for line in lines[:5])
     assert lines[-1] == "[NOTE: the search may be incomplete: output cut]"
+
+
+async def test_grep_through_a_subagents_view_still_uses_ripgrep(env: LocalEnvironment) -> None:
+    """A subagent's shared or scoped view of a local workspace says what the workspace can do,
+    so grep keeps ripgrep (its syntax, its speed, no match cap), confined to the view."""
+    shared, scoped = SharedEnvironment(env), ScopedEnvironment(env, "pkg")
+    for view in (shared, scoped):
+        assert capabilities(view).host_programs
+
+    direct = await _grep(RIPGREP, env, pattern=r"(?i)hello\b", output_mode="files_with_matches")
+    via_shared = await _grep(
+        RIPGREP, shared, pattern=r"(?i)hello\b", output_mode="files_with_matches"
+    )
+    assert via_shared.metadata["engine"] == "ripgrep" and via_shared.text == direct.text
+
+    lookaround = await _grep(RIPGREP, scoped, pattern=r"hel(?=lo)")  # Python re only, not rg's
+    assert lookaround.is_error  # rg refuses a look-ahead: ripgrep really ran
+    inside = await _grep(RIPGREP, scoped, pattern="hello", case_insensitive=True)
+    assert inside.metadata["engine"] == "ripgrep"
+    assert inside.text.splitlines() == [
+        "b.py:1:HELLO = 1",
+        "b.py:2:hello = 2",
+        "deep/c.txt:1:hello there",
+    ]
+    escape = await _grep(RIPGREP, scoped, pattern="hello", path="..")
+    assert escape.is_error and "a.py" not in escape.text

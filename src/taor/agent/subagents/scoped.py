@@ -21,12 +21,14 @@ import posixpath
 from collections.abc import Mapping
 
 from taor.env.base import (
+    Capabilities,
     CommandResult,
     DirEntry,
     Environment,
     FileStat,
     GrepMatch,
     OutputCallback,
+    capabilities,
 )
 from taor.env.paths import relative_display, resolve_lexically
 
@@ -36,6 +38,11 @@ class SharedEnvironment:
 
     def __init__(self, inner: Environment) -> None:
         self.inner = inner
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The parent's: commands run through it (in the scoped directory for a scoped view)."""
+        return capabilities(self.inner)
 
     async def initialize(self) -> None:
         """Nothing: the parent's session initialized the environment."""

@@ -1,7 +1,8 @@
 """The ``grep`` tool: regex search of the workspace, read-only.
 
 It runs ripgrep (``taor.tools.ripgrep``) through the environment's command runner when the
-environment runs commands on this machine (``LocalEnvironment`` and its sandbox); otherwise, or
+environment says its commands run this machine's programs (``Capabilities.host_programs``:
+``LocalEnvironment``, its sandbox, and a subagent's shared or scoped view of them); otherwise, or
 when rg cannot run, it uses the environment's own pure-Python ``grep``. Both paths give the same
 output: ``path:line:text`` (content), paths (files_with_matches) or ``path:count`` (count), sorted
 by path and line, capped at ``head_limit`` entries with a note that says how many were left out.
@@ -17,8 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from taor.env.base import EnvError, GrepMatch
-from taor.env.local import LocalEnvironment
+from taor.env.base import EnvError, GrepMatch, capabilities
 from taor.tools.base import ToolContext, ToolOutput
 from taor.tools.builtin.search_output import capped, cut_output
 from taor.tools.ripgrep import RgQuery, RgResult, find_rg, run_rg
@@ -115,8 +115,7 @@ class GrepTool:
 
     async def _ripgrep(self, environment: Any, query: RgQuery) -> RgResult | None:
         rg = self.rg_path or find_rg()
-        local = isinstance(environment, LocalEnvironment)  # and the sandbox: rg is on this host
-        if not self.use_ripgrep or rg is None or not local:
+        if not self.use_ripgrep or rg is None or not capabilities(environment).host_programs:
             return None
         return await run_rg(environment, rg, query)
 
