@@ -8,8 +8,15 @@ and keep an existing file's permissions. Commands go through ``run_command`` (se
 
 Background children that redirect their output outlive their command (an agent can start a
 dev server, then screenshot it) but not the environment: ``cleanup()`` ends the process groups
-of earlier commands that still run (``taor.env.local_commands``). ``SandboxEnvironment`` ends
-them with their command (its pid namespace dies with bash).
+of earlier commands that still run, then every process still marked with the environment's id,
+so daemons that called ``setsid`` or forked twice end too (``taor.env.local_commands``,
+``taor.env.reaper``). A watchdog process ends them as well if taor dies without cleaning up,
+even by SIGKILL. ``SandboxEnvironment`` ends them with their command (its pid namespace dies
+with bash).
+
+This is not a security boundary: a command runs as the user, sees the user's files and can read
+taor's own environment, API keys included, from ``/proc/<pid>/environ``; use
+``SandboxEnvironment`` for untrusted work.
 """
 
 from __future__ import annotations

@@ -8,17 +8,25 @@ a running member (SIGTERM, SIGKILL 2 s later). Groups whose members are all gone
 after each command, so a group id the kernel later reuses for another process is not kept;
 a group whose id names a live process again is not ours any more (our leader, bash, was
 reaped) and is left alone.
+
+Process groups do not catch everything: a command's daemon may call ``setsid`` or fork twice.
+Every command therefore carries the environment's id in its environment (``taor.env.reaper``),
+``end_all`` finally ends every process that still carries it, and a watchdog process
+(``taor.env.watchdog``) does the same if taor dies before ``end_all`` runs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import uuid
 from typing import Any
 
+from taor.env import reaper
 from taor.env.base import CommandResult
 from taor.env.process import run_command
 from taor.env.process_group import end_groups, group_exists
+from taor.env.watchdog import Watchdog
 
 
 def _pid_exists(pid: int) -> bool:
@@ -37,9 +45,13 @@ class Commands:
     def __init__(self) -> None:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._groups: set[int] = set()
+        self.id = uuid.uuid4().hex
+        self._watchdog = Watchdog(self.id)
 
     async def run(self, command: str, **options: Any) -> CommandResult:
         """``run_command(command, **options)``, tracked until ``end_all``."""
+        self._watchdog.ensure()
+        options["env"] = {**(options.get("env") or os.environ), reaper.MARKER: self.id}
         task = asyncio.current_task()
         if task is not None:
             self._tasks.add(task)
@@ -54,7 +66,8 @@ class Commands:
         self._groups.difference_update([g for g in self._groups if not group_exists(g)])
 
     async def end_all(self) -> None:
-        """Cancel the running commands, then end the groups that outlived theirs."""
+        """Cancel the running commands, end the groups that outlived theirs, then every other
+        process that carries the environment's id."""
         tasks = [t for t in self._tasks if t is not asyncio.current_task()]
         for task in tasks:
             task.cancel()
@@ -62,3 +75,5 @@ class Commands:
         lingering = [g for g in self._groups if not _pid_exists(g)]  # leader gone: not running
         self._groups.difference_update(lingering)
         await end_groups(lingering)
+        await asyncio.to_thread(reaper.end_all, self.id)  # what left its group (setsid, ...)
+        self._watchdog.stop()
