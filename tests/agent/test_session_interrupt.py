@@ -42,3 +42,17 @@ async def test_an_interrupted_tool_call_still_ends_for_the_host() -> None:
         assert events[-1].stop_reason == "interrupted"
         assert_valid(s)
         assert (await s.run("go on")).text == "next"
+
+
+async def test_an_input_interrupted_before_its_first_step_is_still_recorded() -> None:
+    model = ScriptedModel([text("answered")])
+    async with session(model, MemoryEnvironment()) as s:
+        stream = s.submit("first thing")
+        s.interrupt()  # before the driver ran a step of it
+        events = [event async for event in stream]
+        assert [e.kind for e in events] == ["user_input", "interrupted", "processing_end"]
+        assert [t.kind for t in s.history] == ["user"]
+        assert (await s.run("second thing")).text == "answered"
+        assert_valid(s)
+    (request,) = model.requests
+    assert "first thing" in request.messages[0].text and "second thing" in request.messages[0].text

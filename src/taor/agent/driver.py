@@ -4,7 +4,7 @@ One task takes inputs from the queue and runs each through the turn loop in a ta
 (``current``), publishing every event to the channel. ``interrupt`` cancels that task with
 ``rt.stopping`` set, which the loop turns into a clean end (partial text, synthetic results,
 ``interrupted``, ``processing_end``); an input interrupted before its first step ends with those
-two events and records nothing. ``close`` drops queued inputs, stops the current cycle, waits for
+two events after recording the input as a user turn. ``close`` drops queued inputs, stops the current cycle, waits for
 the driver, releases the session's resources and publishes ``session_end``; an authentication
 failure closes the session the same way.
 """
@@ -19,10 +19,12 @@ from contextlib import aclosing
 
 from taor.agent.channel import Channel
 from taor.agent.compact_step import run_requested
-from taor.agent.events import Event, Interrupted, ProcessingEnd, SessionEnd
+from taor.agent.events import Event, Interrupted, ProcessingEnd, SessionEnd, UserInput
 from taor.agent.loop import run_cycle
 from taor.agent.runtime import Runtime
+from taor.agent.turns import UserTurn
 from taor.errors import AuthenticationError, SessionClosedError
+from taor.llm.types import TextPart
 
 
 class Driver:
@@ -96,7 +98,7 @@ class Driver:
                 self.interrupt()
             await asyncio.wait([self._current])
             if self._ended != cycle:  # cancelled before its first step: nothing went out
-                self._end_unstarted(cycle)
+                await self._end_unstarted(cycle, text)
             self._current = None
             self._rt.state = "idle"
             if isinstance(self._rt.failure, AuthenticationError) and self._closing is None:
@@ -123,9 +125,12 @@ class Driver:
                     self._settle_state()
                 self._channel.publish(event)
 
-    def _end_unstarted(self, cycle: int) -> None:
-        """The events of a cycle stopped before the loop ran (or that ended without them)."""
+    async def _end_unstarted(self, cycle: int, text: str) -> None:
+        """The events of a cycle stopped before the loop ran (or that ended without them). The
+        input is still recorded: whatever was submitted is in the transcript."""
         stop = self._rt.stopping
+        await self._rt.append(UserTurn(content=(TextPart(text=text),)))
+        self._channel.publish(UserInput(text=text, cycle=cycle))
         if stop is not None:
             reason = "interrupted by the host" if stop == "interrupted" else "session closed"
             self._channel.publish(Interrupted(reason=reason))
