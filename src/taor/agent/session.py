@@ -6,7 +6,7 @@ a slow or absent reader never stalls the loop. ``submit`` and ``events`` subscri
 drains one cycle into a ``RunResult``. Commands (``steer``, ``follow_up``, ``compact``,
 ``interrupt``, ``close``, ``decide``) may come at any time and are acknowledged by events.
 
-States: ``idle``, ``running``, ``awaiting_permission``, ``compacting`` (issue 5), ``closed``.
+States: ``idle``, ``running``, ``awaiting_permission``, ``compacting``, ``closed``.
 An interrupt stops the current cycle (inputs queued after it still run); ``close`` stops
 everything: the stream, every process group of the environment, queued inputs; pending calls get
 synthetic results, the store is flushed, ``session_end`` is the last event.
