@@ -3,10 +3,10 @@
 One task takes inputs from the queue and runs each through the turn loop in a task of its own
 (``current``), publishing every event to the channel. ``interrupt`` cancels that task with
 ``rt.stopping`` set, which the loop turns into a clean end (partial text, synthetic results,
-``interrupted``, ``processing_end``); an input interrupted before its first step ends with those
-two events after recording the input as a user turn. ``close`` drops queued inputs, stops the current cycle, waits for
-the driver, releases the session's resources and publishes ``session_end``; an authentication
-failure closes the session the same way.
+``interrupted``, ``processing_end``); an input interrupted before its first step is recorded as a
+user turn, then ends with those two events. ``close`` drops queued inputs, stops the current
+cycle, waits for the driver, releases the session's resources and publishes ``session_end``; an
+authentication failure closes the session the same way.
 """
 
 from __future__ import annotations
@@ -92,13 +92,14 @@ class Driver:
                 continue
             cycle, text = self._queue.popleft()
             self._rt.state, self._rt.stopping = "running", None
+            recorded = len(self._rt.transcript.turns)
             self._current = asyncio.create_task(self._run_cycle(cycle, text))
             if self._interrupt_next:
                 self._interrupt_next = False
                 self.interrupt()
             await asyncio.wait([self._current])
             if self._ended != cycle:  # cancelled before its first step: nothing went out
-                await self._end_unstarted(cycle, text)
+                await self._end_unstarted(cycle, text, recorded)
             self._current = None
             self._rt.state = "idle"
             if isinstance(self._rt.failure, AuthenticationError) and self._closing is None:
@@ -125,12 +126,14 @@ class Driver:
                     self._settle_state()
                 self._channel.publish(event)
 
-    async def _end_unstarted(self, cycle: int, text: str) -> None:
+    async def _end_unstarted(self, cycle: int, text: str, recorded: int) -> None:
         """The events of a cycle stopped before the loop ran (or that ended without them). The
-        input is still recorded: whatever was submitted is in the transcript."""
+        input is still recorded, unless the loop got as far as recording it (``recorded``: the
+        number of turns before the cycle): whatever was submitted is in the transcript."""
         stop = self._rt.stopping
-        await self._rt.append(UserTurn(content=(TextPart(text=text),)))
-        self._channel.publish(UserInput(text=text, cycle=cycle))
+        if len(self._rt.transcript.turns) == recorded:
+            await self._rt.append(UserTurn(content=(TextPart(text=text),)))
+            self._channel.publish(UserInput(text=text, cycle=cycle))
         if stop is not None:
             reason = "interrupted by the host" if stop == "interrupted" else "session closed"
             self._channel.publish(Interrupted(reason=reason))

@@ -8,8 +8,9 @@ compacted view (``taor.agent.compaction``) to send instead; the turns stay whole
 
 ``problems(turns)`` lists every broken rule: a tool call without exactly one result in call
 order, a result that answers nothing, a tool-call id used twice (or empty), an empty assistant
-turn, two assistant turns in a row, a history that does not start with the user. ``repair(turns)`` fixes what can be fixed (synthetic
-results for calls without one, empty turns dropped); the loop runs ``check`` before each request.
+turn, two assistant turns in a row, a history that does not start with the user.
+``repair(turns)`` fixes what can be fixed (synthetic results for calls without one, empty turns
+dropped, a repeated call id renamed); the loop runs ``check`` before each request.
 """
 
 from __future__ import annotations

@@ -57,7 +57,10 @@ def signal_all(pids: Iterable[int], sig: int) -> None:
 def end_all(environment_id: str, grace: float = GRACE) -> None:
     """SIGTERM every marked process, SIGKILL those still running ``grace`` s later."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
-        signal_all(find(environment_id), sig)
+        pids = find(environment_id)
+        if not pids:
+            return
+        signal_all(pids, sig)
         deadline = time.monotonic() + grace
         while find(environment_id) and time.monotonic() < deadline:
             time.sleep(POLL)
