@@ -10,8 +10,18 @@ from taor.errors import (
     ServerError,
     StreamInterruptedError,
 )
-from taor.llm import Finish, FinishReason, RetryInfo, RetryPolicy, StreamStart, TextDelta
-from taor.llm.retry import call_with_retry, parse_retry_after, stream_with_retry
+from taor.llm import (
+    Finish,
+    FinishReason,
+    Message,
+    Request,
+    RetryInfo,
+    RetryPolicy,
+    StreamStart,
+    TextDelta,
+    complete,
+)
+from taor.llm.retry import call_with_retry, parse_retry_after, retry_stream
 
 
 async def test_retries_retryable_errors_with_backoff(no_sleep) -> None:
@@ -105,28 +115,77 @@ def _stream_factory(plan: list[str]):
     return open_stream, lambda: opened
 
 
-async def test_stream_retried_while_nothing_delivered(no_sleep) -> None:
+async def test_stream_retried_before_content(no_sleep) -> None:
     open_stream, opened = _stream_factory(["fail_early", "fail_early", "ok"])
-    events = [
-        e async for e in stream_with_retry(open_stream, RetryPolicy(jitter=0), None, no_sleep)
-    ]
+    items = [e async for e in retry_stream(open_stream, RetryPolicy(jitter=0), no_sleep)]
     assert opened() == 3
-    assert [e.kind for e in events] == ["start", "text_delta", "finish"]
-    assert events[0].id == "s3"
+    kinds = [e.kind for e in items]
+    assert kinds == ["start", "retry", "start", "retry", "start", "text_delta", "finish"]
+    assert [e.discarded for e in items if isinstance(e, RetryInfo)] == [False, False]
 
 
-async def test_stream_not_retried_after_content(no_sleep) -> None:
+async def test_stream_retried_after_content_marks_it_discarded(no_sleep) -> None:
+    """The one rule: a stream broken after content is retried from the start, and the retry
+    says the content before it is void."""
     open_stream, opened = _stream_factory(["fail_late", "ok"])
+    items = [e async for e in retry_stream(open_stream, RetryPolicy(jitter=0), no_sleep)]
+    assert opened() == 2
+    assert [e.kind for e in items] == [
+        "start",
+        "text_delta",
+        "retry",
+        "start",
+        "text_delta",
+        "finish",
+    ]
+    retry = items[2]
+    assert isinstance(retry, RetryInfo)
+    assert retry.discarded and isinstance(retry.error, StreamInterruptedError)
+
+
+async def test_complete_drops_what_a_broken_attempt_delivered(no_sleep) -> None:
+    plan = iter(["fail_late", "ok"])
+
+    class Flaky:
+        provider = "test"
+        model_id = "m"
+
+        def stream(self, request: Request) -> AsyncIterator:
+            mode = next(plan)
+
+            async def gen():
+                yield StreamStart()
+                yield TextDelta(index=0, text="partial " if mode == "fail_late" else "whole")
+                if mode == "fail_late":
+                    raise StreamInterruptedError("cut")
+                yield Finish(reason=FinishReason(reason="stop"))
+
+            return gen()
+
+        async def aclose(self) -> None:
+            pass
+
+    seen: list[RetryInfo] = []
+    request = Request(messages=(Message.user("hi"),))
+    response = await complete(
+        Flaky(), request, retry=RetryPolicy(), on_retry=seen.append, sleep=no_sleep
+    )
+    assert response.text == "whole"
+    assert [info.discarded for info in seen] == [True]
+
+
+async def test_stream_gives_up_after_max_attempts(no_sleep) -> None:
+    open_stream, opened = _stream_factory(["fail_late", "fail_late", "fail_late"])
     received = []
 
     async def consume() -> None:
-        async for event in stream_with_retry(open_stream, RetryPolicy(), None, no_sleep):
-            received.append(event)
+        async for event in retry_stream(open_stream, RetryPolicy(max_attempts=3), no_sleep):
+            received.append(event.kind)
 
     with pytest.raises(StreamInterruptedError):
         await consume()
-    assert opened() == 1
-    assert [e.kind for e in received] == ["start", "text_delta"]
+    assert opened() == 3
+    assert received.count("retry") == 2
 
 
 def test_parse_retry_after() -> None:

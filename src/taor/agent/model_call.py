@@ -3,8 +3,10 @@
 ``stream_response`` streams the request through the model, turning text and thinking deltas
 into events as they arrive. A stream silent for longer than ``config.timeouts.idle`` (before its
 first event: idle plus ``connect``) fails with ``IdleTimeoutError``. Retryable failures are
-retried by the session's ``RetryPolicy``, each with a ``retry`` event, also after part of the
-response was streamed: no tool has run yet, so asking again has no side effects (``discarded_text`` tells the host to drop the text it showed).
+retried by the session's ``RetryPolicy`` through ``taor.llm.retry_stream`` (whose docstring has
+the rule), each with a ``retry`` event, also after part of the response was streamed: no tool
+has run yet, so asking again has no side effects (``discarded_text`` tells the host to drop the
+text it showed).
 
 ``record_response`` appends the assistant turn and reports its text and usage.
 """
@@ -30,9 +32,9 @@ from taor.agent.events import (
 from taor.agent.idle import watched
 from taor.agent.runtime import Runtime
 from taor.agent.turns import AssistantTurn
-from taor.errors import ProviderError
 from taor.llm import events as llm
 from taor.llm.assembler import Assembler
+from taor.llm.retry import RetryInfo, retry_stream
 from taor.llm.types import Message, Request, Response, TextPart
 
 
@@ -48,59 +50,61 @@ class Streamed:
 
 
 async def stream_response(rt: Runtime, request: Request, out: Streamed) -> AsyncIterator[Event]:
-    policy = rt.config.retry
-    attempt = 0
-    while True:
-        attempt += 1
+    """Stream ``request`` into ``out`` through the session's retry policy (``retry_stream``):
+    each retry starts a fresh assembler and is reported with a ``retry`` event."""
+
+    def attempt() -> AsyncIterator[llm.StreamEvent]:
         rt.model_calls += 1
-        out.assembler = assembler = Assembler(rt.model.provider)
-        started = False
-        try:
-            async for event in _model_events(rt, request, assembler):
-                if not started and type(event) is AssistantTextDelta:
-                    started = True
+        return _watched(rt, request)
+
+    out.assembler = assembler = Assembler(rt.model.provider)
+    shown = False  # text of this attempt reached the host
+    items = retry_stream(attempt, rt.config.retry, rt.sleep)
+    async with aclosing(items):  # type: ignore[type-var]
+        async for item in items:
+            if isinstance(item, RetryInfo):
+                out.assembler = assembler = Assembler(rt.model.provider)
+                yield _retry_event(item, discarded_text=shown)
+                shown = False
+                continue
+            assembler.feed(item)
+            if type(item) is llm.TextDelta:
+                if not shown:
+                    shown = True
                     yield AssistantTextStart()
-                yield event
-            response = assembler.response()
-            message = unique_calls(response.message, rt.transcript.call_ids())
-            out.response = dataclasses.replace(response, message=message)
-            return
-        except ProviderError as error:
-            if attempt >= policy.max_attempts or not policy.should_retry(error):
-                raise
-            delay = policy.delay(attempt, error)
-            yield Retry(
-                attempt=attempt,
-                delay=delay,
-                cause=str(error),
-                error_type=type(error).__name__,
-                discarded_text=started,
-            )
-            await rt.sleep(delay)
-
-
-async def _model_events(
-    rt: Runtime, request: Request, assembler: Assembler
-) -> AsyncIterator[Event]:
-    timeouts = rt.config.timeouts
-    async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]
-        watched_events = watched(
-            stream,
-            idle=timeouts.idle,
-            first=timeouts.idle + timeouts.connect,
-            provider=rt.model.provider,
-        )
-        async for event in watched_events:
-            assembler.feed(event)
-            if type(event) is llm.TextDelta:
-                yield AssistantTextDelta(delta=event.text)
-            elif type(event) is llm.ThinkingDelta and event.text:
-                yield ThinkingDelta(delta=event.text)
+                yield AssistantTextDelta(delta=item.text)
+            elif type(item) is llm.ThinkingDelta and item.text:
+                yield ThinkingDelta(delta=item.text)
             else:
                 continue
             # A response that arrives in one burst is parsed without a pause: let the readers
             # have each delta now (one pass of the event loop), not after the whole turn.
             await asyncio.sleep(0)
+    response = assembler.response()
+    message = unique_calls(response.message, rt.transcript.call_ids())
+    out.response = dataclasses.replace(response, message=message)
+
+
+def _retry_event(info: RetryInfo, *, discarded_text: bool) -> Retry:
+    return Retry(
+        attempt=info.attempt,
+        delay=info.delay,
+        cause=str(info.error),
+        error_type=type(info.error).__name__,
+        discarded_text=discarded_text,
+    )
+
+
+async def _watched(rt: Runtime, request: Request) -> AsyncIterator[llm.StreamEvent]:
+    timeouts = rt.config.timeouts
+    async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]
+        async for event in watched(
+            stream,
+            idle=timeouts.idle,
+            first=timeouts.idle + timeouts.connect,
+            provider=rt.model.provider,
+        ):
+            yield event
 
 
 async def record_response(rt: Runtime, response: Response) -> list[Event]:

@@ -16,7 +16,7 @@ from taor.llm.events import (
     UsageUpdate,
 )
 from taor.llm.model import Model, Timeouts, complete
-from taor.llm.retry import RetryInfo, RetryPolicy, call_with_retry, stream_with_retry
+from taor.llm.retry import RetryInfo, RetryPolicy, call_with_retry, retry_stream
 from taor.llm.types import (
     FinishReason,
     ImagePart,
@@ -71,6 +71,6 @@ __all__ = [
     "complete",
     "connect",
     "parse_model_string",
-    "stream_with_retry",
+    "retry_stream",
     "tool_result",
 ]

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from taor.llm.assembler import assemble
+from taor.llm.assembler import Assembler
 from taor.llm.events import StreamEvent
-from taor.llm.retry import OnRetry, RetryPolicy, Sleep, stream_with_retry
+from taor.llm.retry import OnRetry, RetryInfo, RetryPolicy, Sleep, retry_stream
 from taor.llm.types import Request, Response
 
 
@@ -47,8 +48,16 @@ async def complete(
     on_retry: OnRetry | None = None,
     sleep: Sleep | None = None,
 ) -> Response:
-    """Stream ``request`` through ``model`` with the retry policy and assemble the response."""
-    events = stream_with_retry(
-        lambda: model.stream(request), retry or RetryPolicy(), on_retry, sleep
-    )
-    return await assemble(events, model.provider)
+    """Stream ``request`` through ``model`` with the retry policy and assemble the response
+    (afresh after a retry: what a broken attempt delivered is dropped)."""
+    assembler = Assembler(model.provider)
+    items = retry_stream(lambda: model.stream(request), retry or RetryPolicy(), sleep)
+    async with aclosing(items):  # type: ignore[type-var]
+        async for item in items:
+            if isinstance(item, RetryInfo):
+                assembler = Assembler(model.provider)
+                if on_retry is not None:
+                    on_retry(item)
+            else:
+                assembler.feed(item)
+    return assembler.response()

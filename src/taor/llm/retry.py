@@ -1,13 +1,17 @@
-"""The one retry policy for model calls, on tenacity.
+"""The one retry policy for model calls, and the one loop that applies it.
 
 Only errors marked ``retryable`` are retried, with exponential backoff and jitter. A provider's
 Retry-After (seconds or an HTTP date) replaces the backoff when it is within ``max_retry_after``;
 beyond that the error is raised at once (waiting minutes in silence helps nobody). SDK-level
 retries are switched off in every adapter, so this is the only retry in the stack.
 
-A stream is retried only while nothing of it has reached the consumer: ``stream_with_retry``
-holds back the ``start`` event until the first real event arrives, and from then on an error
-propagates unretried.
+The rule for a stream that breaks after part of it arrived: it is retried from the start like
+any other failure. A model call has no side effects (no tool runs before its stream has ended),
+so asking again is safe; what matters is that the consumer drops what it received.
+``retry_stream`` therefore puts a ``RetryInfo`` between two attempts, with ``discarded`` set when
+the failed attempt had delivered content, and everything received since the last ``RetryInfo``
+is void. ``complete`` starts its assembler afresh; the session's model call tells its host with
+the ``retry`` event's ``discarded_text``. Both go through ``retry_stream``.
 """
 
 from __future__ import annotations
@@ -19,9 +23,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import TypeVar
-
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from typing import Literal, TypeVar
 
 from taor.errors import ProviderError
 from taor.llm.events import StreamEvent, StreamStart
@@ -31,11 +33,14 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class RetryInfo:
-    """Reported before each retry: which attempt failed, how long until the next, and why."""
+    """Between two attempts: which one failed, how long until the next, why, and whether the
+    failed attempt had delivered content that the consumer must now discard."""
 
+    kind: Literal["retry"] = "retry"
     attempt: int
     delay: float
     error: ProviderError
+    discarded: bool = False
 
 
 OnRetry = Callable[[RetryInfo], None]
@@ -64,27 +69,11 @@ class RetryPolicy:
         backoff = min(self.max_delay, self.base_delay * self.multiplier ** (attempt - 1))
         return backoff * (1 + random.uniform(-self.jitter, self.jitter))
 
-    def retrying(
-        self, on_retry: OnRetry | None = None, sleep: Sleep | None = None
-    ) -> AsyncRetrying:
-        def wait(state: RetryCallState) -> float:
-            error = state.outcome.exception() if state.outcome else None
-            return self.delay(state.attempt_number, error)
-
-        def report(state: RetryCallState) -> None:
-            error = state.outcome.exception() if state.outcome else None
-            if on_retry is not None and isinstance(error, ProviderError):
-                delay = state.next_action.sleep if state.next_action else 0.0
-                on_retry(RetryInfo(attempt=state.attempt_number, delay=delay, error=error))
-
-        return AsyncRetrying(
-            stop=stop_after_attempt(max(1, self.max_attempts)),
-            wait=wait,
-            retry=retry_if_exception(self.should_retry),
-            before_sleep=report,
-            reraise=True,
-            sleep=sleep or asyncio.sleep,
-        )
+    def next_delay(self, attempt: int, error: BaseException) -> float | None:
+        """Seconds to wait before retrying after the ``attempt``-th failure, or None: give up."""
+        if attempt >= max(1, self.max_attempts) or not self.should_retry(error):
+            return None
+        return self.delay(attempt, error)
 
 
 NO_RETRY = RetryPolicy(max_attempts=1)
@@ -96,46 +85,43 @@ async def call_with_retry(
     on_retry: OnRetry | None = None,
     sleep: Sleep | None = None,
 ) -> T:
-    async for attempt in policy.retrying(on_retry, sleep):
-        with attempt:
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
             return await fn()
-    raise AssertionError("unreachable: tenacity reraises the last error")
+        except ProviderError as error:
+            if (delay := policy.next_delay(attempt, error)) is None:
+                raise
+            info = RetryInfo(attempt=attempt, delay=delay, error=error)
+        if on_retry is not None:
+            on_retry(info)
+        await (sleep or asyncio.sleep)(delay)
 
 
-async def stream_with_retry(
+async def retry_stream(
     open_stream: Callable[[], AsyncIterator[StreamEvent]],
     policy: RetryPolicy,
-    on_retry: OnRetry | None = None,
     sleep: Sleep | None = None,
-) -> AsyncIterator[StreamEvent]:
-    """Events of ``open_stream()``, reopened on retryable errors until the first real event."""
-    stream: AsyncIterator[StreamEvent] | None = None
-    held: list[StreamEvent] = []
-    async for attempt in policy.retrying(on_retry, sleep):
-        with attempt:
-            stream, held = await _open_until_content(open_stream)
-    assert stream is not None
-    async with aclosing(stream):  # type: ignore[type-var]
-        for event in held:
-            yield event
-        async for event in stream:
-            yield event
-
-
-async def _open_until_content(
-    open_stream: Callable[[], AsyncIterator[StreamEvent]],
-) -> tuple[AsyncIterator[StreamEvent], list[StreamEvent]]:
-    stream = open_stream()
-    held: list[StreamEvent] = []
-    try:
-        async for event in stream:
-            held.append(event)
-            if not isinstance(event, StreamStart):
-                break
-    except BaseException:
-        await stream.aclose()  # type: ignore[attr-defined]
-        raise
-    return stream, held
+) -> AsyncIterator[StreamEvent | RetryInfo]:
+    """Events of ``open_stream()``, reopened on retryable errors, a ``RetryInfo`` before each
+    new attempt (see the module docstring for what it asks of the consumer)."""
+    attempt = 0
+    while True:
+        attempt += 1
+        delivered = False
+        try:
+            async with aclosing(open_stream()) as stream:  # type: ignore[type-var]
+                async for event in stream:
+                    delivered = delivered or not isinstance(event, StreamStart)
+                    yield event
+            return
+        except ProviderError as error:
+            if (delay := policy.next_delay(attempt, error)) is None:
+                raise
+            info = RetryInfo(attempt=attempt, delay=delay, error=error, discarded=delivered)
+        yield info
+        await (sleep or asyncio.sleep)(delay)
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:

@@ -14,6 +14,7 @@ from taor.llm import (
     ImagePart,
     Message,
     Request,
+    RetryInfo,
     RetryPolicy,
     TextPart,
     ThinkingPart,
@@ -357,15 +358,16 @@ async def test_retry_honours_retry_after(
     assert len(fake_server.requests) == 2
 
 
-async def test_no_retry_once_content_was_delivered(
+async def test_a_stream_broken_after_content_is_asked_again_from_the_start(
     model: AnthropicModel, fake_server: FakeProviderServer, no_sleep: Any
 ) -> None:
     fake_server.push(
         disconnect(after=6, reply=Reply(text="a long answer cut short", chunk=3)), Reply(text="x")
     )
-    with pytest.raises(e.StreamInterruptedError):
-        await complete(model, ask(), sleep=no_sleep)
-    assert len(fake_server.requests) == 1
+    seen: list[RetryInfo] = []
+    response = await complete(model, ask(), on_retry=seen.append, sleep=no_sleep)
+    assert response.text == "x"  # nothing of the broken attempt is kept
+    assert len(fake_server.requests) == 2 and [i.discarded for i in seen] == [True]
 
 
 async def test_disconnect_before_the_first_byte_is_retried(

@@ -278,13 +278,13 @@ async def test_retry_honours_retry_after(
     assert no_sleep.delays == [2.0] and len(fake_server.requests) == 2
 
 
-async def test_no_retry_after_content_was_delivered(
+async def test_a_stream_broken_after_content_is_asked_again_from_the_start(
     model: OpenAICompatModel, fake_server: FakeProviderServer, no_sleep: Any
 ) -> None:
-    fake_server.push(disconnect(after=3, reply=Reply(text="x" * 200, chunk=10)), Reply(text="no"))
-    with pytest.raises(e.StreamInterruptedError):
-        await complete(model, ask(), sleep=no_sleep)
-    assert len(fake_server.requests) == 1 and no_sleep.delays == []
+    fake_server.push(disconnect(after=3, reply=Reply(text="x" * 200, chunk=10)), Reply(text="y"))
+    response = await complete(model, ask(), sleep=no_sleep)
+    assert response.text == "y"
+    assert len(fake_server.requests) == 2 and len(no_sleep.delays) == 1
 
 
 async def test_disconnect_before_the_first_byte_is_retried(
