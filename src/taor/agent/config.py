@@ -22,12 +22,22 @@ HeadlessDecision = Literal["allow", "deny"]
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Limits:
+    """Counted limits are checked before each model call. ``max_wall_time`` is a deadline: the
+    model call, tool or permission wait in flight when it passes is stopped as an interrupt
+    would stop it (partial text kept, pending calls answered). Either way a text-only summary
+    follows unless ``summary_on_limit`` is off, capped at ``summary_tokens`` and stopped after
+    ``summary_time`` seconds (its partial text kept), so an input stopped by the deadline ends
+    within ``max_wall_time + summary_time`` plus the second or two it takes to stop a tool's
+    processes."""
+
     max_model_calls: int = 0  # per session
     max_tool_rounds: int = 0  # per input
     max_tool_calls: int = 0  # per input
-    max_wall_time: float = 0.0  # seconds per input
+    max_wall_time: float = 0.0  # seconds per input: a deadline, see below
     max_cost: float = 0.0  # US dollars per session, from the catalog's prices
     summary_on_limit: bool = True  # ask the model for a last text-only summary at a limit
+    summary_tokens: int = 1000  # at most this many output tokens for that summary (0: no cap)
+    summary_time: float = 30.0  # seconds that summary may take (0: no bound)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

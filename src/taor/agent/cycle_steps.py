@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator, Sequence
 
+from taor.agent.deadline import Deadline
 from taor.agent.events import (
     ErrorEvent,
     Event,
@@ -50,16 +52,30 @@ async def begin(rt: Runtime, cycle: int, prompt: str) -> list[Event]:
 
 async def after_limit(rt: Runtime, limit: TurnLimit, streamed: Streamed) -> AsyncIterator[Event]:
     """Report the limit; then, unless switched off, ask for a last text-only summary (left in
-    ``streamed``: it is the cycle's final text)."""
+    ``streamed``: it is the cycle's final text), bounded by ``summary_tokens`` and
+    ``summary_time`` and stopped by an interrupt like any other model call."""
     yield limit
-    if not rt.config.limits.summary_on_limit:
+    limits = rt.config.limits
+    if not limits.summary_on_limit:
         return
     yield await rt.inject(LIMIT_SUMMARY.format(message=limit.message), "limit")
+    request = rt.request(tool_choice=ToolChoice(mode="none"))
+    if limits.summary_tokens:
+        tokens = min(request.max_tokens or limits.summary_tokens, limits.summary_tokens)
+        request = dataclasses.replace(request, max_tokens=tokens)
+    deadline = Deadline.arm(rt, limits.summary_time)
     try:
-        async for event in stream_response(
-            rt, rt.request(tool_choice=ToolChoice(mode="none")), streamed
-        ):
+        try:
+            async for event in stream_response(rt, request, streamed):
+                yield event
+        finally:
+            deadline.cancel()
+    except asyncio.CancelledError:
+        if rt.stopping is None:
+            raise
+        for event in await _summary_cut(rt, streamed, timed_out=deadline.fired):
             yield event
+        return
     except ProviderError as error:
         if isinstance(error, AuthenticationError):
             raise  # the key is bad: the session closes, as for any other call
@@ -70,6 +86,24 @@ async def after_limit(rt: Runtime, limit: TurnLimit, streamed: Streamed) -> Asyn
     for event in await record_response(rt, streamed.response):
         yield event
     await settle_pending(rt, {}, "cancelled")  # a model that called tools anyway
+
+
+async def _summary_cut(rt: Runtime, streamed: Streamed, *, timed_out: bool) -> list[Event]:
+    """The summary stopped by its time bound or by the host: keep what it said."""
+    _uncancel()
+    events: list[Event] = []
+    partial = await record_partial(rt, streamed)
+    if partial is not None:
+        events.append(partial)
+    if timed_out:
+        seconds = rt.config.limits.summary_time
+        message = f"The summary after the limit was cut off after {seconds:g} seconds."
+        events.append(WarningEvent(message=message, code="limit"))
+        return events
+    reason = _stop_notice(rt.stopping)
+    await rt.append(NoticeTurn(text=reason))
+    events.append(Interrupted(reason=reason))
+    return events
 
 
 async def stop_hook(rt: Runtime, text: str) -> Event | None:
@@ -100,24 +134,39 @@ async def check_loops(rt: Runtime, calls: Sequence[ToolCallPart]) -> LoopDetecti
 async def finish_interrupted(
     rt: Runtime, streamed: Streamed, results: dict[str, ToolResultPart]
 ) -> list[Event]:
-    """After an interrupt or close: partial text kept, pending calls answered, notice written."""
-    task = asyncio.current_task()
-    if task is not None:
-        task.uncancel()
+    """After an interrupt, a close or the wall-time deadline (``rt.stopping`` says which):
+    partial text kept, pending calls answered, notice written."""
+    _uncancel()
     events: list[Event] = []
     if streamed.response is None and streamed.assembler is not None:
         partial = await record_partial(rt, streamed)
         if partial is not None:
             events.append(partial)
-    await settle_pending(rt, results, "interrupted")
+    why = "time_limit" if rt.stopping == "turn_limit" else "interrupted"
+    await settle_pending(rt, results, why)
     for call_id, name in rt.running_calls.items():  # started, cut off: the host sees them end
-        text = synthetic_result(call_id, name, "interrupted").text
+        text = synthetic_result(call_id, name, why).text
         events.append(ToolCallEnd(call_id=call_id, name=name, output=text, is_error=True))
     rt.running_calls.clear()
-    reason = "interrupted by the host" if rt.stopping == "interrupted" else "session closed"
+    reason = _stop_notice(rt.stopping)
     await rt.append(NoticeTurn(text=reason))
-    events.append(Interrupted(reason=reason))
+    if rt.stopping != "turn_limit":  # the deadline is reported by its turn_limit event
+        events.append(Interrupted(reason=reason))
     return events
+
+
+def _stop_notice(stopping: str | None) -> str:
+    return {
+        "interrupted": "interrupted by the host",
+        "turn_limit": "stopped at the time limit",
+    }.get(stopping or "", "session closed")
+
+
+def _uncancel() -> None:
+    """The cancellation that stopped the step has been dealt with: the cycle goes on to end."""
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()
 
 
 async def settle_pending(rt: Runtime, results: dict[str, ToolResultPart], why: str) -> None:

@@ -156,22 +156,22 @@ class Runtime:
     def limit_reached(self, counters: CycleCounters) -> TurnLimit | None:
         """The first limit the next model call would break, as the event that reports it."""
         limits = self.config.limits
-        elapsed = self.clock() - counters.started
-        checks: list[tuple[Any, float, float, str]] = [
-            ("model_calls", limits.max_model_calls, self.model_calls, "model calls this session"),
-            ("tool_rounds", limits.max_tool_rounds, counters.rounds, "tool rounds this input"),
-            ("tool_calls", limits.max_tool_calls, counters.calls, "tool calls this input"),
-            ("wall_time", limits.max_wall_time, elapsed, "seconds on this input"),
-            ("cost", limits.max_cost, self.usage.known_cost, "US dollars this session"),
+        checks: list[tuple[Any, float, float]] = [
+            ("model_calls", limits.max_model_calls, self.model_calls),
+            ("tool_rounds", limits.max_tool_rounds, counters.rounds),
+            ("tool_calls", limits.max_tool_calls, counters.calls),
+            ("wall_time", limits.max_wall_time, self.clock() - counters.started),
+            ("cost", limits.max_cost, self.usage.known_cost),
         ]
-        for name, limit, value, what in checks:
+        for name, limit, value in checks:
             if limit and value >= limit:
-                return TurnLimit(
-                    limit=name,
-                    value=value,
-                    message=f"Limit reached: {value:g} {what} (max {limit:g}).",
-                )
+                return _limit_event(name, limit, value)
         return None
+
+    def wall_time_limit(self, counters: CycleCounters) -> TurnLimit:
+        """The event for the wall-time deadline, which passed while a step was in flight."""
+        limit = self.config.limits.max_wall_time
+        return _limit_event("wall_time", limit, max(limit, self.clock() - counters.started))
 
     def output_limits(self, name: str) -> truncation.Limits:
         default = truncation.limits_for(name)
@@ -180,3 +180,17 @@ class Runtime:
         if (chars, lines) == (default.chars, default.lines):
             return default
         return truncation.Limits(chars=chars, lines=lines, mode=default.mode)
+
+
+_LIMIT_UNITS = {
+    "model_calls": "model calls this session",
+    "tool_rounds": "tool rounds this input",
+    "tool_calls": "tool calls this input",
+    "wall_time": "seconds on this input",
+    "cost": "US dollars this session",
+}
+
+
+def _limit_event(name: Any, limit: float, value: float) -> TurnLimit:
+    message = f"Limit reached: {value:g} {_LIMIT_UNITS[name]} (max {limit:g})."
+    return TurnLimit(limit=name, value=value, message=message)

@@ -33,9 +33,12 @@ from taor.llm.types import Message, Part, TextPart, ThinkingPart, ToolResultPart
 
 
 def synthetic_result(call_id: str, name: str, why: str) -> ToolResultPart:
-    """The result of a call that never ran or was stopped: ``why`` is interrupted or cancelled."""
+    """The result of a call that never ran or was stopped: ``why`` is interrupted, time_limit
+    or cancelled."""
     text = {
         "interrupted": "Interrupted by the user before this tool call finished; it may have "
+        "run partly. Check its effects before repeating it.",
+        "time_limit": "Stopped at the time limit before this tool call finished; it may have "
         "run partly. Check its effects before repeating it.",
         "cancelled": "Cancelled: this tool call was not run.",
     }.get(why, why)

@@ -1,0 +1,41 @@
+"""A point in time at which the running cycle stops, the way an interrupt stops it.
+
+``Deadline.arm`` schedules, on the event loop, what ``Session.interrupt`` does: set
+``rt.stopping`` (to ``turn_limit``) and cancel the task running the cycle. Whatever is in flight
+at that moment, a model stream, a tool's command, a wait for a permission answer, is stopped
+there, with the interrupt's guarantees (partial text kept, pending calls answered). A host that
+interrupted first wins: the deadline then does nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from taor.agent.runtime import Runtime
+
+
+class Deadline:
+    def __init__(self, rt: Runtime, handle: asyncio.TimerHandle | None) -> None:
+        self._rt, self._handle = rt, handle
+        self.fired = False
+
+    @classmethod
+    def arm(cls, rt: Runtime, seconds: float) -> Deadline:
+        """A deadline ``seconds`` from now for the current task; none when ``seconds`` is 0."""
+        if seconds <= 0:
+            return cls(rt, None)
+        task = asyncio.current_task()
+        assert task is not None
+        deadline = cls(rt, None)
+        deadline._handle = asyncio.get_running_loop().call_later(seconds, deadline._fire, task)
+        return deadline
+
+    def _fire(self, task: asyncio.Task[object]) -> None:
+        if self._rt.stopping is None and not task.done():
+            self.fired = True
+            self._rt.stopping = "turn_limit"
+            task.cancel()
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
