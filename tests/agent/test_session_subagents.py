@@ -26,6 +26,7 @@ from taor.agent.events import (
     SessionStart,
     ToolCallEnd,
     ToolCallOutputDelta,
+    ToolCallStart,
     UserInput,
 )
 from taor.agent.profiles import SUBAGENT_TOOLS
@@ -467,3 +468,57 @@ async def test_same_request_ids_of_parent_and_child_are_told_apart_by_agent_id()
     assert both_asked.is_set()
     assert await env.read_text("c.txt") == "C"
     assert not await env.exists("p.txt")
+
+
+# --- interrupts ---
+
+
+async def test_interrupting_the_parent_interrupts_its_running_child() -> None:
+    blocker = Blocker()
+    agents = Agents(
+        {
+            PARENT: [
+                tool_calls(("spawn_agent", {"task": TASK})),
+                after(blocker.started, tool_calls(("wait", {"agent_id": "agent-1"}))),
+            ],
+            TASK: [tool_calls(("block", {})), text("picked up again")],
+        }
+    )
+    tools = [*default_tools(), blocker]
+    async with Session(agents.model(), MemoryEnvironment(), tools, with_subagents()) as s:
+        events: list[Event] = []
+        async with asyncio.timeout(30):
+            async for event in s.submit(PARENT):
+                events.append(event)
+                if isinstance(event, ToolCallStart) and event.name == "wait":
+                    s.interrupt()
+            child = s.subagents.session("agent-1")  # type: ignore[union-attr]
+            result = await s.subagents.wait("agent-1", timeout=10)  # type: ignore[union-attr]
+        assert events[-1].stop_reason == "interrupted"  # type: ignore[attr-defined]
+        (blocked,) = [r for t in child.history if t.kind == "tool_results" for r in t.results]
+        assert blocked.is_error and "Interrupted" in result_text(blocked)
+        assert result.stop_reason == "interrupted" and result.status == "cancelled"
+        assert child.state == "idle" and problems(child.history) == []
+        # the child stays open: new input gives it a new cycle
+        assert s.subagents.send_input("agent-1", "go on") == "queued"  # type: ignore[union-attr]
+        result = await s.subagents.wait("agent-1", timeout=10)  # type: ignore[union-attr]
+        assert (result.status, result.output) == ("completed", "picked up again")
+
+
+async def test_interrupting_an_idle_parent_still_stops_its_background_child() -> None:
+    blocker = Blocker()
+    agents = Agents(
+        {
+            PARENT: [tool_calls(("spawn_agent", {"task": TASK})), text("started it")],
+            TASK: [tool_calls(("block", {}))],
+        }
+    )
+    tools = [*default_tools(), blocker]
+    async with Session(agents.model(), MemoryEnvironment(), tools, with_subagents()) as s:
+        assert (await s.run(PARENT)).text == "started it"
+        async with asyncio.timeout(30):
+            await blocker.started.wait()
+            s.interrupt()
+            result = await s.subagents.wait("agent-1", timeout=10)  # type: ignore[union-attr]
+        assert result.stop_reason == "interrupted"
+        assert problems(s.subagents.session("agent-1").history) == []  # type: ignore[union-attr]

@@ -237,8 +237,11 @@ class Session:
 
     def interrupt(self) -> None:
         """Stop the current cycle now; partial text is kept, pending calls get results.
-        An input submitted while idle whose cycle has not started yet is stopped as it starts."""
+        An input submitted while idle whose cycle has not started yet is stopped as it starts.
+        Running subagents are interrupted too (they stay open for new input)."""
         self._driver.interrupt()
+        if self.subagents is not None:
+            self.subagents.interrupt_all()
 
     def compact(self, focus: str | None = None) -> None:
         """Compact what is sent to the model: now when idle, else at the next safe point of the

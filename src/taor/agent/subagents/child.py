@@ -93,6 +93,11 @@ class Child:
         self.queue(message)
         return "queued"
 
+    def interrupt(self) -> None:
+        """Stop the cycle the child is running (it, and its own children, stay open)."""
+        if self._outstanding and not self._closed:
+            self.session.interrupt()
+
     async def close(self) -> None:
         if self._outstanding:
             self._cancelled = True
@@ -152,7 +157,8 @@ class Child:
         self._last = event
         if self._outstanding:
             return
-        if self._steered > self._injected and not self._closed and event.stop_reason != "closed":
+        stopped = event.stop_reason in ("closed", "interrupted")
+        if self._steered > self._injected and not self._closed and not stopped:
             self.queue(LATE_MESSAGE_INPUT)  # its start takes the queued steering in
             return
         self.settled.set()

@@ -6,7 +6,8 @@ working directory) and runs its task in the background; every event of the child
 parent's ``publish`` tagged with the child's id. ``send_input`` steers a running child or gives
 an idle one a new cycle; ``wait`` returns where a child stands after at most ``timeout`` seconds
 (status ``running`` when it is not done: it never hangs past the timeout); ``close`` cancels one
-child, ``close_all`` every one (the parent's ``close`` calls it). Depth: the parent is at
+child, ``close_all`` every one (the parent's ``close`` calls it); ``interrupt_all`` interrupts
+the running ones (the parent's ``interrupt`` calls it). Depth: the parent is at
 ``depth`` 0; a manager at ``max_depth`` refuses to spawn, and a child gets a manager of its own
 only when it may spawn (``max_depth`` 1, the default: no grandchildren).
 
@@ -148,6 +149,12 @@ class SubagentManager:
                 except KeyError:
                     pass
         raise KeyError(f"no pending permission request {request_id!r}")
+
+    def interrupt_all(self) -> None:
+        """Interrupt every running child's cycle (and, through it, its own children); an
+        idle child is left alone. Interrupted children stay open for ``send_input``."""
+        for child in self._children.values():
+            child.interrupt()
 
     async def close(self, agent_id: str) -> SubagentResult:
         """Stop the child (its current cycle is cancelled, its transcript stays valid)."""
