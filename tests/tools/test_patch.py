@@ -86,7 +86,7 @@ def test_several_files_in_one_patch() -> None:
     ]
     assert content(result, "a.txt") == "one\n2\n"
     assert content(result, "b.txt") == "y\n"
-    assert result.summary.splitlines()[1:] == ["M a.txt", "A d.txt", "D c.txt", "M b.txt"]
+    assert result.summary.splitlines()[1:] == ["A d.txt", "M a.txt", "M b.txt", "D c.txt"]
 
 
 def test_move_renames_and_edits() -> None:
@@ -108,7 +108,7 @@ def test_move_renames_and_edits() -> None:
             moved_from="src/old.py",
         ),
     )
-    assert result.summary.splitlines()[1:] == ["R src/old.py -> src/new.py"]
+    assert result.summary.splitlines()[1:] == ["M src/new.py"]  # codex names only the new path
 
 
 def test_move_without_hunks_is_a_pure_rename() -> None:
@@ -288,10 +288,40 @@ def test_crlf_file_keeps_crlf() -> None:
     assert content(result, "f.py") == "one\r\n2\r\n2b\r\nthree\r\n"
 
 
-def test_missing_final_newline_stays_missing_and_present_one_stays() -> None:
-    assert content(update("a\nb", " a", "-b", "+c"), "f.py") == "a\nc"
+def test_an_updated_file_always_ends_with_a_line_ending() -> None:
+    assert content(update("a\nb", " a", "-b", "+c"), "f.py") == "a\nc\n"
     assert content(update("a\nb\n", " a", "-b", "+c"), "f.py") == "a\nc\n"
-    assert content(update("a\r\nb", "-b", "+c", "+d"), "f.py") == "a\r\nc\r\nd"
+    assert content(update("a\r\nb", "-b", "+c", "+d"), "f.py") == "a\r\nc\r\nd\r\n"
+    # the unterminated last line is not in the hunk: it still gets the preferred ending
+    assert content(update("one\r\ntwo", "-one", "+ONE"), "f.py") == "ONE\r\ntwo\r\n"
+    assert content(update("solo", "-solo", "+SOLO"), "f.py") == "SOLO\n"
+
+
+def test_untouched_lines_keep_their_own_line_endings() -> None:
+    crlf_mostly = "one\r\ntwo\nthree\r\nfour\r\nfive\n"
+    result = update(crlf_mostly, " one", " two", "-three", "+THREE", " four")
+    assert content(result, "f.py") == "one\r\ntwo\nTHREE\r\nfour\r\nfive\n"
+    lf_mostly = "one\r\ntwo\nthree\n"
+    result = update(lf_mostly, " one", "-two", "+TWO")
+    assert content(result, "f.py") == "one\r\nTWO\nthree\n"
+    assert result.notes == ()  # a CRLF line matches exactly in a mostly-LF file
+
+
+def test_added_lines_take_the_files_most_common_line_ending() -> None:
+    crlf_mostly = "a\r\nb\r\nc\nd\r\n"
+    assert content(update(crlf_mostly, " c", "+new"), "f.py") == "a\r\nb\r\nc\nnew\r\nd\r\n"
+    lf_mostly = "a\r\nb\nc\nd\n"
+    assert content(update(lf_mostly, " a", "+new"), "f.py") == "a\r\nnew\nb\nc\nd\n"
+
+
+def test_on_a_tie_added_lines_take_the_first_line_ending_of_the_file() -> None:
+    assert content(update("a\r\nb\n", "-b", "+B"), "f.py") == "a\r\nB\r\n"
+    assert content(update("a\nb\r\n", "-a", "+A"), "f.py") == "A\nb\r\n"
+
+
+def test_context_lines_keep_their_own_ending_inside_a_hunk() -> None:
+    assert content(update("same\r\nsame\n", "-same", " same"), "f.py") == "same\n"
+    assert content(update("x\ny\r\nz\r\n", " x", " y", "-z", "+Z"), "f.py") == "x\ny\r\nZ\r\n"
 
 
 def test_byte_order_mark_is_kept_and_ignored_for_matching() -> None:
@@ -353,11 +383,6 @@ def test_missing_hint_is_named() -> None:
     ("files", "text", "fragment"),
     [
         (
-            {"a.txt": "x\n"},
-            patch("*** Add File: a.txt", "+y"),
-            "Add File a.txt (patch line 2): the file already exists",
-        ),
-        (
             {},
             patch("*** Delete File: a.txt"),
             "Delete File a.txt (patch line 2): the file does not exist",
@@ -367,11 +392,6 @@ def test_missing_hint_is_named() -> None:
             patch("*** Update File: a.txt", "@@", "-x", "+y"),
             "Update File a.txt (patch line 2): the file does not exist",
         ),
-        (
-            {"a.txt": "x\n", "b.txt": "y\n"},
-            patch("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-x", "+z"),
-            "Move to b.txt (patch line 2): the destination already exists",
-        ),
     ],
 )
 def test_file_existence_errors(files: dict[str, str], text: str, fragment: str) -> None:
@@ -380,6 +400,23 @@ def test_file_existence_errors(files: dict[str, str], text: str, fragment: str) 
     assert fragment in str(caught.value)
     assert isinstance(caught.value, PatchError)
     assert isinstance(caught.value, ValueError)
+
+
+def test_add_file_replaces_an_existing_file() -> None:
+    result = run({"a.txt": "old\n"}, patch("*** Add File: a.txt", "+new"))
+    assert result.changes == (FileChange(path="a.txt", action="add", content="new\n"),)
+    assert result.summary == "Success. Updated the following files:\nA a.txt"
+
+
+def test_move_to_replaces_an_existing_destination() -> None:
+    files = {"a.txt": "x\n", "b.txt": "y\n"}
+    text = patch("*** Update File: a.txt", "*** Move to: b.txt", "@@", "-x", "+z")
+    result = run(files, text)
+    assert result.changes == (
+        FileChange(path="a.txt", action="delete", content=None),
+        FileChange(path="b.txt", action="update", content="z\n", moved_from="a.txt"),
+    )
+    assert result.summary == "Success. Updated the following files:\nM b.txt"
 
 
 def test_later_sections_see_earlier_ones() -> None:
@@ -396,7 +433,7 @@ def test_later_sections_see_earlier_ones() -> None:
         "*** Delete File: tmp.txt",
     )
     result = run({"a.txt": "old\n"}, text)
-    assert result.changes == (FileChange(path="a.txt", action="update", content="fresher\n"),)
+    assert result.changes == (FileChange(path="a.txt", action="add", content="fresher\n"),)
 
 
 def test_reads_each_path_once() -> None:
@@ -466,7 +503,7 @@ def test_patch_from_a_random_edit_reproduces_the_edit(
     assume(not crlf or len(old) > 1 or (old and final_newline))  # the file shows its line ending
     assume(final_newline or not old or old[-1])  # else the text reads as one line fewer
     original = as_text(old, final_newline=final_newline, eol=eol)
-    expected = as_text(new, final_newline=final_newline or not old, eol=eol)
+    expected = as_text(new, final_newline=True, eol=eol)  # an updated file ends with one
     result = run({"f.txt": original}, v4a_patch("f.txt", old, new, mark_end=mark_end))
     assert content(result, "f.txt") == expected
     assert result.notes == ()

@@ -4,12 +4,19 @@
 the file does not exist) and applies the sections in order on an in-memory overlay, so a
 later section sees what an earlier one did. It writes nothing: the caller writes
 `PatchResult.changes` once `apply_patch` has returned, so a hunk that fails anywhere leaves
-every file untouched. Failures raise `PatchError` (a `PatchParseError` for bad grammar, a
-`PatchApplyError` when the patch does not fit the files) with a message for the model.
+every file untouched (codex's apply_patch keeps what it wrote before the failing section;
+taor applies all or nothing). Failures raise `PatchError` (a `PatchParseError` for bad
+grammar, a `PatchApplyError` when the patch does not fit the files) with a message for the
+model.
+
+As in codex, `*** Add File` onto an existing file replaces it, and `*** Move to` onto an
+existing file replaces that file. The summary is codex's: `Success. Updated the following
+files:` then `A path` for each added file, `M path` for each updated one (a moved file is
+`M` at its new path) and `D path` for each deleted one, in that order.
 
     PatchError(ValueError)
     ├── PatchParseError   the text breaks the grammar (names the patch line)
-    └── PatchApplyError   a file is missing or present, or a hunk's lines are not found
+    └── PatchApplyError   a file to update or delete is missing, or a hunk's lines are not found
 """
 
 from __future__ import annotations
@@ -70,7 +77,7 @@ class PatchResult:
 
     @property
     def summary(self) -> str:
-        """What changed, for the model: `A new.py`, `M a.py`, `D old.py`, `R a.py -> b.py`."""
+        """What changed, in codex's format: `A` lines, then `M` lines (moves too), then `D`."""
         lines = list(_summary_lines(self.changes))
         head = "Success. Updated the following files:" if lines else "The patch changed nothing."
         notes = [f"Note: {note}" for note in self.notes]
@@ -101,6 +108,7 @@ class _Workspace:
         self._original: dict[str, str | None] = {}
         self._current: dict[str, str | None] = {}
         self._moved_from: dict[str, str] = {}
+        self._added: set[str] = set()  # paths an Add File section wrote last
         self.notes: list[str] = []
 
     def get(self, path: str) -> str | None:
@@ -110,13 +118,18 @@ class _Workspace:
             self._original[path] = self._read(path)
         return self._original[path]
 
-    def set(self, path: str, content: str | None) -> None:
+    def set(self, path: str, content: str | None, *, added: bool = False) -> None:
         self.get(path)
         self._current[path] = content
+        if added:
+            self._added.add(path)
+        elif content is None:
+            self._added.discard(path)
 
     def move(self, source: str, destination: str, content: str) -> None:
         self.set(source, None)
         self.set(destination, content)
+        self._added.discard(destination)
         self._moved_from[destination] = self._moved_from.pop(source, source)
 
     def result(self) -> PatchResult:
@@ -132,19 +145,18 @@ class _Workspace:
         if content == original:
             return None
         action: ChangeAction = (
-            "add" if original is None else "delete" if content is None else "update"
+            "delete"
+            if content is None
+            else "add"
+            if original is None or path in self._added
+            else "update"
         )
         moved_from = self._moved_from.get(path) if content is not None else None
         return FileChange(path=path, action=action, content=content, moved_from=moved_from)
 
 
 def _add(workspace: _Workspace, section: AddFile) -> None:
-    if workspace.get(section.path) is not None:
-        raise PatchApplyError(
-            f"Add File {section.path} (patch line {section.line}): the file already exists. "
-            f"Use '*** Update File: {section.path}' to change it, or delete it first."
-        )
-    workspace.set(section.path, section.content)
+    workspace.set(section.path, section.content, added=True)  # an existing file is replaced
 
 
 def _delete(workspace: _Workspace, section: DeleteFile) -> None:
@@ -167,19 +179,18 @@ def _update(workspace: _Workspace, section: UpdateFile) -> None:
     destination = section.move_to
     if destination is None or destination == section.path:
         workspace.set(section.path, updated.text)
-        return
-    if workspace.get(destination) is not None:
-        raise PatchApplyError(
-            f"Move to {destination} (patch line {section.line}): the destination already "
-            "exists. Delete it first or choose another path."
-        )
-    workspace.move(section.path, destination, updated.text)
+    else:  # an existing destination is replaced
+        workspace.move(section.path, destination, updated.text)
 
 
 def _summary_lines(changes: tuple[FileChange, ...]) -> Iterator[str]:
+    """`A`, then `M`, then `D` lines; a move is `M` at its destination and its source is not
+    listed (as codex reports it)."""
     moved_away = {change.moved_from for change in changes if change.moved_from}
-    for change in changes:
-        if change.moved_from is not None:
-            yield f"R {change.moved_from} -> {change.path}"
-        elif not (change.action == "delete" and change.path in moved_away):
-            yield f"{_LETTER[change.action]} {change.path}"
+    letters = [
+        "M" if change.moved_from is not None else _LETTER[change.action] for change in changes
+    ]
+    for letter in "AMD":
+        for change, its_letter in zip(changes, letters, strict=True):
+            if its_letter == letter and not (letter == "D" and change.path in moved_away):
+                yield f"{letter} {change.path}"

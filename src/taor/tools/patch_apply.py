@@ -3,8 +3,13 @@
 Each hunk is sought from where the previous one ended, after its `@@` hints, in four passes
 (as codex does): exact; trailing whitespace ignored; both ends trimmed; typographic
 punctuation normalized. Context lines keep the file's own text, so a fuzzy match never
-rewrites a line the patch did not change. Line endings (LF or CRLF), a byte-order mark and
-the presence or absence of a final newline are kept.
+rewrites a line the patch did not change.
+
+Line endings are kept line by line: every line the patch does not add keeps its own ending (LF
+or CRLF, so a file with mixed endings stays mixed), and an added line takes the file's
+preferred ending (the more common one; on a tie, the first in the file; LF in a file without
+one). As in codex, an updated file always ends with a line ending: a last line that had none
+gets the preferred one. A byte-order mark is kept.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ PASSES: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("ignoring leading and trailing whitespace", str.strip),
     ("after normalizing typographic punctuation", normalize_punctuation),
 )
+_Line = tuple[str, str | None]  # a line's text and its ending (None: the file's preferred one)
 _CLOSEST_BUDGET = 2_000_000  # line comparisons spent looking for the closest region
 _SIMILAR_BUDGET = 20_000  # the same, when no line is equal and similarity is scored
 
@@ -66,9 +72,11 @@ class Updated:
 
 @dataclass(frozen=True, kw_only=True)
 class _Doc:
+    """A file's lines without their endings, and each line's ending ("" for a last line without)."""
+
     lines: list[str]
-    eol: str
-    final_newline: bool
+    endings: list[str]
+    eol: str  # the preferred ending, given to added lines
     bom: str
 
 
@@ -76,7 +84,7 @@ class _Doc:
 class _Replacement:
     index: int
     old_len: int
-    new: list[str]
+    new: list[_Line]
     pass_name: str
 
 
@@ -105,7 +113,7 @@ def update_text(text: str, hunks: Sequence[Hunk], *, path: str) -> Updated:
     for number, hunk in enumerate(hunks, 1):
         label = f"{path}, hunk {number} of {len(hunks)} (patch line {hunk.line})"
         start = _seek_hints(doc.lines, hunk, cursor, label)
-        replacement = _place(doc.lines, hunk, start, label)
+        replacement = _place(doc, hunk, start, label)
         replacements.append(replacement)
         if replacement.old_len or hunk.hints:  # an append at the end leaves the cursor
             cursor = max(cursor, replacement.index + replacement.old_len)
@@ -114,26 +122,33 @@ def update_text(text: str, hunks: Sequence[Hunk], *, path: str) -> Updated:
         for number, r in enumerate(replacements, 1)
         if r.pass_name != "exact"
     )
-    return Updated(text=_join(doc, _replace(doc.lines, replacements)), notes=notes)
+    return Updated(text=_join(doc, _replace(doc, replacements)), notes=notes)
 
 
 def _split(text: str) -> _Doc:
     bom = "\ufeff" if text.startswith("\ufeff") else ""
-    body = text[len(bom) :]
-    crlf = body.count("\r\n")
-    eol = "\r\n" if crlf and crlf >= body.count("\n") - crlf else "\n"
-    lines = body.split("\n")
-    if body.endswith("\n") or not body:
-        lines.pop()
-    if eol == "\r\n":
-        lines = [line.removesuffix("\r") for line in lines]
-    return _Doc(lines=lines, eol=eol, final_newline=body.endswith("\n") or not body, bom=bom)
+    pieces = text[len(bom) :].split("\n")
+    last = pieces.pop()  # the text after the final newline: a last line without an ending
+    lines = [piece.removesuffix("\r") for piece in pieces]
+    endings = ["\r\n" if piece.endswith("\r") else "\n" for piece in pieces]
+    if last:
+        lines.append(last)
+        endings.append("")
+    return _Doc(lines=lines, endings=endings, eol=_preferred(endings), bom=bom)
 
 
-def _join(doc: _Doc, lines: list[str]) -> str:
+def _preferred(endings: list[str]) -> str:
+    """The more common of CRLF and LF; on a tie the first one used; LF when there is none."""
+    crlf, lf = endings.count("\r\n"), endings.count("\n")
+    if crlf != lf:
+        return "\r\n" if crlf > lf else "\n"
+    return next((ending for ending in endings if ending), "\n")
+
+
+def _join(doc: _Doc, lines: list[_Line]) -> str:
     if not lines:
         return ""
-    return doc.bom + doc.eol.join(lines) + (doc.eol if doc.final_newline else "")
+    return doc.bom + "".join(text + (ending or doc.eol) for text, ending in lines)
 
 
 def _seek_hints(lines: list[str], hunk: Hunk, start: int, label: str) -> int:
@@ -146,12 +161,14 @@ def _seek_hints(lines: list[str], hunk: Hunk, start: int, label: str) -> int:
     return start
 
 
-def _place(lines: list[str], hunk: Hunk, start: int, label: str) -> _Replacement:
+def _place(doc: _Doc, hunk: Hunk, start: int, label: str) -> _Replacement:
+    lines = doc.lines
     body = list(hunk.body)
     old = [text for op, text in body if op != "+"]
     if not old:  # pure addition: after the hints, else at the end of the file
         index = start if hunk.hints and not hunk.end_of_file else len(lines)
-        return _Replacement(index=index, old_len=0, new=list(hunk.new_lines), pass_name="exact")
+        added: list[_Line] = [(text, None) for text in hunk.new_lines]
+        return _Replacement(index=index, old_len=0, new=added, pass_name="exact")
     match = seek(lines, old, start, at_end=hunk.end_of_file)
     if match is None and old[-1] == "":  # a trailing blank line that stood for the final newline
         body = _drop_last_old(body)
@@ -162,7 +179,7 @@ def _place(lines: list[str], hunk: Hunk, start: int, label: str) -> _Replacement
     return _Replacement(
         index=match.index,
         old_len=len(old),
-        new=_new_lines(body, lines, match.index),
+        new=_new_lines(body, doc, match.index),
         pass_name=match.pass_name,
     )
 
@@ -172,22 +189,25 @@ def _drop_last_old(body: list[tuple[Op, str]]) -> list[tuple[Op, str]]:
     return body[:last] + body[last + 1 :]
 
 
-def _new_lines(body: list[tuple[Op, str]], lines: list[str], index: int) -> list[str]:
-    """The hunk's new lines, with each context line taken from the file as it is."""
-    new: list[str] = []
+def _new_lines(body: list[tuple[Op, str]], doc: _Doc, index: int) -> list[_Line]:
+    """The hunk's new lines: each context line as the file has it (text and ending), each
+    added line with the preferred ending."""
+    new: list[_Line] = []
     offset = 0
     for op, text in body:
         if op == "+":
-            new.append(text)
+            new.append((text, None))
             continue
         if op == " ":
-            new.append(lines[index + offset])
+            at = index + offset
+            new.append((doc.lines[at], doc.endings[at]))
         offset += 1
     return new
 
 
-def _replace(lines: list[str], replacements: list[_Replacement]) -> list[str]:
-    out: list[str] = []
+def _replace(doc: _Doc, replacements: list[_Replacement]) -> list[_Line]:
+    lines: list[_Line] = list(zip(doc.lines, doc.endings, strict=True))
+    out: list[_Line] = []
     at = 0
     for r in sorted(replacements, key=lambda r: r.index):
         out.extend(lines[at : r.index])

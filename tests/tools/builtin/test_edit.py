@@ -135,8 +135,8 @@ async def test_patch_adds_updates_moves_and_deletes(gws: Workspace) -> None:
         "Success. Updated the following files:",
         "A pkg/new.py",
         "M greet.py",
+        "M moved/here.txt",
         "D old.txt",
-        "R move.txt -> moved/here.txt",
     ]
     assert gws.snapshot() == {
         "greet.py": SOURCE.replace("hello", "hey").encode(),
@@ -165,6 +165,36 @@ async def test_a_failed_patch_changes_nothing(gws: Workspace) -> None:
     assert output.is_error
     assert "greet.py" in output.text and "nothing_like_this" in output.text
     assert gws.snapshot() == before
+
+
+async def test_patch_replaces_an_added_file_and_a_move_destination_that_exist(
+    gws: Workspace,
+) -> None:
+    gws.put("dup.txt", "old content\n")
+    gws.put("old/name.txt", "from\n")
+    gws.put("renamed/name.txt", "existing\n")
+    text = patch(
+        "*** Add File: dup.txt",
+        "+new content",
+        "*** Update File: old/name.txt",
+        "*** Move to: renamed/name.txt",
+        "@@",
+        "-from",
+        "+new",
+    )
+    output = await gws.run(ApplyPatchTool(), patch=text)
+    assert output.text == "Success. Updated the following files:\nA dup.txt\nM renamed/name.txt"
+    assert gws.get("dup.txt") == b"new content\n"
+    assert gws.get("renamed/name.txt") == b"new\n"
+    assert gws.get("old/name.txt") is None
+
+
+async def test_patch_keeps_each_lines_ending_and_ends_the_file_with_one(ws: Workspace) -> None:
+    ws.put("mixed.txt", b"one\r\ntwo\nthree\r\nfour")
+    text = patch("*** Update File: mixed.txt", "@@", " two", "-three", "+THREE", "+3b")
+    output = await ws.run(ApplyPatchTool(), patch=text)
+    assert output.text == "Success. Updated the following files:\nM mixed.txt"
+    assert ws.get("mixed.txt") == b"one\r\ntwo\nTHREE\r\n3b\r\nfour\r\n"
 
 
 async def test_bad_grammar_is_an_error(ws: Workspace) -> None:

@@ -93,8 +93,10 @@ class ApplyPatchTool:
         "Apply a patch in the v4a format: `*** Begin Patch`, then sections `*** Add File: path` "
         "(lines prefixed `+`), `*** Delete File: path` or `*** Update File: path` (optionally "
         "`*** Move to: new_path`) with `@@` hunks of ` ` context, `-` removed and `+` added "
-        "lines, then `*** End Patch`. Every hunk is checked before anything is written: if one "
-        "does not apply, no file changes."
+        "lines, then `*** End Patch`. Add File onto an existing file replaces it, and Move to "
+        "onto an existing file replaces that file. The patch applies all or nothing: every "
+        "section is checked before anything is written, and if one does not apply, no file "
+        "changes (fix the failing part and send the whole patch again)."
     )
     parameters: Mapping[str, Any] = field(
         default_factory=lambda: {
