@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 from taor.agent.codec import event_from_json, to_json
@@ -21,6 +22,7 @@ from taor.agent.events import (
     ToolCallStart,
 )
 from taor.agent.session import Session
+from taor.env.local import LocalEnvironment
 from taor.env.memory import MemoryEnvironment
 from taor.errors import ContextLengthError, RateLimitError
 from taor.llm.types import Request, ToolResultPart
@@ -186,3 +188,55 @@ async def test_every_event_of_a_rich_session_survives_json() -> None:
         data: Any = json.loads(json.dumps(to_json(event)))
         assert data["kind"] == event.kind
         assert event_from_json(data) == event
+
+
+def file_text(path: str) -> str:
+    with open(path) as f:
+        return f.read()
+
+
+def exists(path: Path) -> bool:
+    return path.exists()
+
+
+async def test_output_beyond_the_capture_is_spilled_whole_beside_the_transcript(
+    tmp_path: Path,
+) -> None:
+    """A command printing 3.4 MB (more than the 1 MiB head + 1 MiB tail kept in memory): the
+    host gets the bounded output plus the path of a file beside the JSONL transcript that holds
+    every byte; the event survives the JSON codec with its path."""
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    expected = "".join(f"{n}\n" for n in range(1, 500_001))
+    model = ScriptedModel([tool_calls(("shell", {"command": "seq 1 500000"})), text("seen")])
+    path = tmp_path / "sessions" / "s1.jsonl"
+    async with Session.recorded(path, model, LocalEnvironment(workspace), config=config()) as s:
+        events = await collect(s, "count")
+    (end,) = of(events, ToolCallEnd)
+    assert end.output_file is not None and "output_file" not in end.metadata
+    assert Path(end.output_file).parent == tmp_path / "sessions" / "s1.outputs"
+    assert file_text(end.output_file) == expected  # kept after close: it goes with the transcript
+    assert len(end.output) < 2 * (1 << 20) + 200 and "dropped here" in end.output
+    assert event_from_json(json.loads(json.dumps(to_json(end)))) == end
+
+
+async def test_without_a_transcript_the_spill_goes_to_a_scratch_dir_removed_at_close(
+    tmp_path: Path,
+) -> None:
+    model = ScriptedModel([tool_calls(("shell", {"command": "seq 1 500000"})), text("seen")])
+    async with Session(model, LocalEnvironment(tmp_path), config=config()) as s:
+        events = await collect(s, "count")
+        (end,) = of(events, ToolCallEnd)
+        assert end.output_file is not None
+        spilled = Path(end.output_file)
+        assert file_text(end.output_file) == "".join(f"{n}\n" for n in range(1, 500_001))
+        assert not spilled.is_relative_to(tmp_path)  # not in the workspace
+    assert not exists(spilled.parent)
+
+
+async def test_output_that_fits_has_no_output_file(tmp_path: Path) -> None:
+    model = ScriptedModel([tool_calls(("shell", {"command": "seq 1 10"})), text("seen")])
+    async with Session(model, LocalEnvironment(tmp_path), config=config()) as s:
+        events = await collect(s, "count")
+    (end,) = of(events, ToolCallEnd)
+    assert end.output_file is None and end.output.endswith("9\n10\n")

@@ -132,6 +132,26 @@ async def test_huge_output_keeps_head_and_tail_and_counts_the_rest() -> None:
     assert result.truncated
 
 
+async def test_output_too_big_for_the_buffers_is_kept_whole_in_the_output_file(
+    tmp_path: Path,
+) -> None:
+    spill = tmp_path / "outputs" / "call_1.txt"
+    expected = "".join(f"{n}\n" for n in range(1, 200_001))  # 1.3 MB, cap 64 KiB a side
+    result = await run_command("seq 1 200000", cap=1 << 16, output_file=str(spill))
+    assert result.output_dropped > 0 and "characters of output dropped" in result.output
+    assert result.output_file == str(spill)
+    assert spill.read_text() == expected
+    assert spill.stat().st_mode & 0o777 == 0o600
+    assert spill.parent.stat().st_mode & 0o777 == 0o700
+
+
+async def test_output_that_fits_creates_no_file(tmp_path: Path) -> None:
+    spill = tmp_path / "call_2.txt"
+    result = await run_command("seq 1 1000", cap=1 << 16, output_file=str(spill))
+    assert result.output_file is None and not spill.exists()
+    assert result.output == "".join(f"{n}\n" for n in range(1, 1001))
+
+
 async def test_async_callback_sees_output_in_order() -> None:
     seen: list[tuple[StreamName, str]] = []
 

@@ -5,7 +5,7 @@ execution. Under backpressure (a backlog of ``coalesce_after`` events or more) a
 thinking or tool-output delta is merged into the delta at the back of the queue when both belong
 to the same stream, so a slow reader gets fewer, longer deltas; other events are never merged or
 dropped. A merged tool-output delta keeps at most ``max_delta_chars`` (head and tail, with a
-marker): the whole output still arrives in ``tool_call_end``.
+marker): the whole output still arrives in ``tool_call_end`` (see its ``output_file``).
 
 A reader holds only what it has not read yet: a subscriber whose ``until`` event has arrived
 takes nothing more, and an ``EventStream`` dropped unread (made by ``submit()`` and never

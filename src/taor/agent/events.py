@@ -103,7 +103,9 @@ class ToolCallOutputDelta(EventBase):
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ToolCallEnd(EventBase):
-    """The whole output (DESIGN invariant 5); the model got a truncated copy."""
+    """The whole output (DESIGN invariant 5); the model got a truncated copy. A command's
+    output beyond what the environment keeps in memory (1 MiB head and 1 MiB tail) is cut in
+    ``output``; ``output_file`` is then the path of a file that holds all of it."""
 
     kind: Literal["tool_call_end"] = "tool_call_end"
     call_id: str
@@ -112,6 +114,7 @@ class ToolCallEnd(EventBase):
     is_error: bool = False
     duration: float = 0.0
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    output_file: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

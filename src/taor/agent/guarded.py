@@ -62,7 +62,12 @@ def _hook_failed(failure: HookFailure, emit: Emit) -> ToolOutput:
 
 
 async def _execute(rt: Runtime, prepared: Prepared, on_output: Callable[[str], None]) -> ToolOutput:
-    context = ToolContext(environment=rt.environment, on_output=on_output, call_id=prepared.call.id)
+    context = ToolContext(
+        environment=rt.environment,
+        on_output=on_output,
+        call_id=prepared.call.id,
+        output_dir=rt.output_dir(),
+    )
     limit = rt.config.tool_timeout
     if not limit:
         return await rt.tools.invoke(prepared, context)

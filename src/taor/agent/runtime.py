@@ -9,10 +9,13 @@ requests, checking limits. It knows nothing of subscribers: events are returned 
 from __future__ import annotations
 
 import asyncio
+import tempfile
 import time
+import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from taor.agent.config import SessionConfig
@@ -68,6 +71,9 @@ class Runtime:
     prompt: SystemPrompt | None = None  # id -> name, started, not ended
     permission_waiters: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
     compaction_requests: list[str] = field(default_factory=list)  # Session.compact focuses
+    scratch_dir: Path = field(  # output_dir() without a JSONL store; created when first used
+        default_factory=lambda: Path(tempfile.gettempdir()) / f"taor-outputs-{uuid.uuid4().hex}"
+    )
     compaction_floor: int = 0  # no threshold compaction below this estimate (see compact_step)
     usage: UsageLedger = field(init=False)
     tokens: TokenLedger = field(init=False)
@@ -152,6 +158,15 @@ class Runtime:
             f"the model's {window}-token context window.",
             code="context_window",
         )
+
+    def output_dir(self) -> Path:
+        """Where commands leave whole outputs too big to keep in memory: beside the JSONL
+        transcript (``<name>.outputs/``, kept with it), else ``scratch_dir`` (removed at close).
+        Nothing is created until an output needs it."""
+        path = getattr(self.store, "path", None)
+        if isinstance(path, Path):
+            return path.with_name(f"{path.stem}.outputs")
+        return self.scratch_dir
 
     def limit_reached(self, counters: CycleCounters) -> TurnLimit | None:
         """The first limit the next model call would break, as the event that reports it."""

@@ -18,6 +18,7 @@ import asyncio
 import dataclasses
 import datetime
 import os
+import shutil
 import uuid
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
@@ -310,13 +311,14 @@ class Session:
         self._driver.check_open()
 
     async def _release(self) -> None:
-        """Close the children, kill what still runs in the environment, flush the store, close
-        an owned model."""
+        """Close the children, kill what still runs in the environment, flush the store, remove
+        the scratch output directory, close an owned model."""
         if self.subagents is not None:
             await self.subagents.close_all()
         if self._started:
             await self._rt.environment.cleanup()
         if self._rt.store is not None:
             await self._rt.store.close()
+        shutil.rmtree(self._rt.scratch_dir, ignore_errors=True)
         if self._owns_model:
             await self._rt.model.aclose()

@@ -28,6 +28,7 @@ from taor.tools.base import ToolOutput
 
 Emit = Callable[[Event], None]
 _DONE = None
+_LIFTED = ("full_output", "output_file")  # metadata that tool_call_end carries as fields
 
 
 def _batches(rt: Runtime, calls: Sequence[ToolCallPart]) -> list[list[ToolCallPart]]:
@@ -101,6 +102,7 @@ async def _run_call(
         )
         output = ToolOutput.error(f"Tool {call.name} failed inside taor ({type(error).__name__}).")
     full = output.metadata.get("full_output", output.text)
+    spilled = output.metadata.get("output_file")
     results[call.id] = _model_result(rt, call, output)
     del rt.running_calls[call.id]
     emit(
@@ -110,7 +112,8 @@ async def _run_call(
             output=str(full),
             is_error=output.is_error,
             duration=time.monotonic() - started,
-            metadata={k: v for k, v in output.metadata.items() if k != "full_output"},
+            metadata={k: v for k, v in output.metadata.items() if k not in _LIFTED},
+            output_file=str(spilled) if spilled else None,
         )
     )
 

@@ -46,7 +46,8 @@ class CommandResult:
     ``duration`` is wall-clock seconds. ``timeout`` is the limit applied, and
     ``requested_timeout`` what the caller asked for when it was clamped (else None).
     The ``*_dropped`` counts say how much was cut from the middle to bound memory (bytes for
-    stdout/stderr, characters for ``output``).
+    stdout/stderr, characters for ``output``). ``output_file``: where the whole combined output
+    was written, when the caller gave ``run`` one and the output did not fit (else None).
     """
 
     command: str
@@ -61,6 +62,7 @@ class CommandResult:
     stdout_dropped: int = 0
     stderr_dropped: int = 0
     output_dropped: int = 0
+    output_file: str | None = None
 
     @property
     def truncated(self) -> bool:
@@ -127,9 +129,12 @@ class Environment(Protocol):
     Reads and writes take paths relative to the workspace root. ``read_text`` counts ``offset``
     and ``limit`` in lines (0-based), ``read_bytes`` in bytes. ``write`` is atomic and creates
     parent directories. ``remove`` deletes one file (a symlink itself, not its target):
-    ``PathNotFoundError`` when it does not exist, ``EnvError`` for a directory. ``run`` never raises for a failing or timed-out command (see
-    ``CommandResult``); it raises ``EnvError`` only when the command cannot be started.
-    Cancelling the task awaiting ``run`` kills the whole process group before re-raising.
+    ``PathNotFoundError`` when it does not exist, ``EnvError`` for a directory. ``run`` never
+    raises for a failing or timed-out command (see ``CommandResult``); it raises ``EnvError``
+    only when the command cannot be started. Cancelling the task awaiting ``run`` kills the
+    whole process group before re-raising. ``output_file`` is a path on the host where ``run``
+    writes the whole combined output when it is more than the result keeps (an environment that
+    keeps all of it may ignore it).
     ``list_dir`` is sorted by path and does not enter ``.git``. ``grep`` takes a Python regex and
     reports paths relative to the workspace root; ``glob`` returns the files under ``path`` whose
     path relative to it matches, newest first. Both skip ``.git`` and ``.gitignore``d paths.
@@ -170,6 +175,7 @@ class Environment(Protocol):
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         on_output: OutputCallback | None = None,
+        output_file: str | None = None,
     ) -> CommandResult: ...
 
     async def grep(

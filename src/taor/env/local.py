@@ -154,6 +154,7 @@ class LocalEnvironment:
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         on_output: OutputCallback | None = None,
+        output_file: str | None = None,
     ) -> CommandResult:
         directory = self._existing(cwd) if cwd is not None else self.paths.root
         if not directory.is_dir():
@@ -167,6 +168,7 @@ class LocalEnvironment:
             max_timeout=self.max_timeout,
             cap=self.output_cap,
             prefix=self.command_prefix(directory),
+            output_file=output_file,
         )
 
     # search

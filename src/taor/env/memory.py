@@ -134,6 +134,7 @@ class MemoryEnvironment(MemoryHooks):
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         on_output: OutputCallback | None = None,
+        output_file: str | None = None,  # scripted results are kept whole: nothing to spill
     ) -> CommandResult:
         async def run() -> CommandResult:
             directory = (

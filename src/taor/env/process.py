@@ -163,10 +163,27 @@ async def run_command(
     cap: int = OUTPUT_CAP,
     prefix: Sequence[str] = (),
     on_start: Callable[[int], None] | None = None,
+    output_file: str | None = None,
 ) -> CommandResult:
     """Run ``command`` with ``/bin/bash -c`` (see the module docstring); never orphans children."""
+    capture = Capture(cap, on_output, output_file)
+    try:
+        return await _run(command, capture, cwd, env, timeout, max_timeout, prefix, on_start)
+    finally:
+        capture.close()
+
+
+async def _run(
+    command: str,
+    capture: Capture,
+    cwd: Path | None,
+    env: Mapping[str, str] | None,
+    timeout: float | None,  # noqa: ASYNC109 (the command's limit, not the await's)
+    max_timeout: float,
+    prefix: Sequence[str],
+    on_start: Callable[[int], None] | None,
+) -> CommandResult:
     limit, requested = clamp_timeout(timeout, maximum=max_timeout)
-    capture = Capture(cap, on_output)
     started = time.monotonic()
     proc = await _spawn([*prefix, "/bin/bash", "-c", command], cwd, env)
     if on_start is not None:
@@ -197,6 +214,7 @@ async def run_command(
         stdout_dropped=capture.raw["stdout"].dropped,
         stderr_dropped=capture.raw["stderr"].dropped,
         output_dropped=capture.combined.dropped,
+        output_file=capture.spilled,
     )
 
 

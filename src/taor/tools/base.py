@@ -16,8 +16,11 @@ Tools know nothing of sessions: they use taor.llm's parts, and ``ToolOutput.to_r
 from __future__ import annotations
 
 import asyncio
+import re
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
@@ -44,13 +47,24 @@ class ToolContext:
     ``environment`` is a ``taor.env.Environment`` (typed ``Any`` so that taor.tools does not
     depend on taor.env at import time). ``cancelled`` is set when the call should stop early;
     ``on_output`` receives output as it arrives (for ``tool_call_output_delta`` events);
-    ``call_id`` is the id of the tool call being run.
+    ``call_id`` is the id of the tool call being run. ``output_dir`` is a directory on the
+    host, owned by the session, for output too big to keep in memory (the ``shell`` tool has its
+    command's whole output written there when it does not fit): the tool names a file in it,
+    which need not exist yet; None when the host gives none.
     """
 
     environment: Any = None  # taor.env.base.Environment
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
     on_output: OutputCallback = _discard_output
     call_id: str = ""
+    output_dir: Path | None = None
+
+    def output_file(self, suffix: str = ".txt") -> str | None:
+        """A file in ``output_dir`` named after the call (None without a directory)."""
+        if self.output_dir is None:
+            return None
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", self.call_id).lstrip(".") or uuid.uuid4().hex
+        return str(self.output_dir / f"{name}{suffix}")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

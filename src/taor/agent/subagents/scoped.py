@@ -95,6 +95,7 @@ class SharedEnvironment:
         cwd: str | None = None,
         env: Mapping[str, str] | None = None,
         on_output: OutputCallback | None = None,
+        output_file: str | None = None,
     ) -> CommandResult:
         return await self.inner.run(
             command,
@@ -102,6 +103,7 @@ class SharedEnvironment:
             cwd=self._cwd(cwd),
             env=env,
             on_output=on_output,
+            output_file=output_file,
         )
 
     def _cwd(self, cwd: str | None) -> str | None:

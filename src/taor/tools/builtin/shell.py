@@ -3,9 +3,11 @@
 The command runs through ``context.environment.run`` (``/bin/bash -c`` in a new process group
 for ``LocalEnvironment``), whose output reaches ``context.on_output`` as it arrives. The model
 gets a header (exit code, duration, and any timeout or clamping) then the combined output, cut
-by ``taor.tools.truncation`` (shell: head and tail); the host gets the whole output, stdout and
-stderr in ``metadata``. A non-zero exit code is not an error result (the model reads the code);
-a timeout is, with the partial output. ``timeout`` defaults to the environment's (10 s for
+by ``taor.tools.truncation`` (shell: head and tail); the host gets the output the environment
+kept (all of it up to its capture cap, 1 MiB head and 1 MiB tail for ``LocalEnvironment``),
+stdout and stderr in ``metadata``, and, when the output was bigger and the session gave an
+output directory, ``output_file``: the path of a file holding all of it. A non-zero exit code
+is not an error result (the model reads the code); a timeout is, with the partial output. ``timeout`` defaults to the environment's (10 s for
 ``LocalEnvironment``); a request above its maximum (600 s) is clamped and the model is told.
 Setting ``context.cancelled`` stops the command (its process group is killed).
 """
@@ -61,9 +63,17 @@ def _metadata(result: CommandResult) -> dict[str, Any]:
         "timeout": result.timeout,
         "requested_timeout": result.requested_timeout,
         "full_output": result.output,
+        "output_file": result.output_file,
         "stdout": result.stdout,
         "stderr": result.stderr,
     }
+
+
+def _spill_option(context: ToolContext) -> dict[str, Any]:
+    """Where the whole output goes when it does not fit, if the host gave a directory (the
+    option is left out otherwise, for environments written before it existed)."""
+    path = context.output_file()
+    return {} if path is None else {"output_file": path}
 
 
 async def _until_cancelled(run: asyncio.Task[CommandResult], cancelled: asyncio.Event) -> bool:
@@ -102,7 +112,10 @@ class ShellTool:
 
         run = asyncio.ensure_future(
             context.environment.run(
-                arguments["command"], timeout=arguments.get("timeout"), on_output=forward
+                arguments["command"],
+                timeout=arguments.get("timeout"),
+                on_output=forward,
+                **_spill_option(context),
             )
         )
         try:
