@@ -1,4 +1,4 @@
-"""Helpers for the scripted session-loop tests (tests/agent/test_session_*.py of brief G1)."""
+"""Helpers for the scripted session-loop tests (tests/agent/test_session_*.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The fault matrix (issue 4 §6): each real adapter, through its official SDK, against the
+"""The fault matrix: each real adapter, through its official SDK, against the
 loopback FakeProviderServer, with every provider fault on the first model call and on the call
 after a tool round. Each ends in its documented state, with its documented events and a valid
 transcript; a retry never runs a tool again."""

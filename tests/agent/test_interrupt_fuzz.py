@@ -1,4 +1,4 @@
-"""Interrupt and abort at 500 random points of scripted multi-tool sessions (issue 4 §6).
+"""Interrupt and abort at 500 random points of scripted multi-tool sessions.
 
 Each case is built from its seed: a scripted model whose first input runs one to three rounds of
 tool calls (concurrent reads, slow shell commands, writes), streaming its text slowly, with

@@ -1,4 +1,4 @@
-"""Prompt caching (issue 5 §3, §5): a 30-turn session through the real adapters against
+"""Prompt caching: a 30-turn session through the real adapters against
 FakeProviderServer, whose prefix-cache simulation reports the longest byte prefix a request
 shares with a recent one (in 128-token blocks, from 1024 tokens on).
 

@@ -1,4 +1,4 @@
-"""Compaction in the session (issue 5 §3 and §5): at the threshold before a model call, on a
+"""Compaction in the session: at the threshold before a model call, on a
 context-length error (one retry), on request with a focus; what the host sees (events, state,
 hooks), what is sent (smaller, valid, pinned items kept) and what is recorded (every turn)."""
 

@@ -1,4 +1,4 @@
-"""Delivery latency (issue 4 §6): a reader sees each text or thinking delta as it streams, not
+"""Delivery latency: a reader sees each text or thinking delta as it streams, not
 after the model's whole response was read, even when the response arrives in one burst."""
 
 from __future__ import annotations

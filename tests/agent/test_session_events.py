@@ -1,4 +1,4 @@
-"""Event delivery (issue 4 §1, DESIGN §3): session_start first and session_end last, a reader
+"""Event delivery: session_start first and session_end last, a reader
 that stops never stalls the loop, deltas coalesce under backpressure while tool, permission and
 lifecycle events all arrive in order, every subscriber sees the same stream, and misuse of the
 API fails clearly."""

@@ -1,4 +1,4 @@
-"""Hooks through a running session (issue 4 §4): before_tool changes, denies or answers a call
+"""Hooks through a running session: before_tool changes, denies or answers a call
 (changed arguments are validated and permission-checked again), after_tool replaces the output,
 on_user_prompt rewrites the prompt, on_stop continues the loop, and a failing hook is an error
 event plus a clear tool error, never a crash."""

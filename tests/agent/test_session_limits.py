@@ -1,5 +1,5 @@
-"""Limits (issue 4 §2), loop detection through the session (AC1.8) and the context warning
-(AC11.4): each limit ends the cycle with ``turn_limit`` naming it, then a text-only summary."""
+"""Limits, loop detection through the session and the context window warning: each limit
+ends the cycle with ``turn_limit`` naming it, then a text-only summary."""
 
 from __future__ import annotations
 
@@ -173,7 +173,8 @@ def files() -> MemoryEnvironment:
 
 
 async def test_loop_warning_then_stop_when_the_pattern_continues() -> None:
-    """AC1.8: the first hit warns (steering + loop_detection); going on stops the cycle."""
+    """A repeating pattern: the first hit warns (steering + loop_detection); going on stops
+    the cycle."""
     model = ScriptedModel([READ] * 12)
     async with session(model, files()) as s:
         events = await collect(s, "read")
@@ -219,13 +220,14 @@ async def test_loop_detection_can_be_switched_off() -> None:
     assert end_of(events).stop_reason == "completed"
 
 
-# --- AC11.4: the context window warning ---
+# --- the context window warning ---
 
 QUIET = Usage(output_tokens=1)  # no input tokens reported: no calibration
 
 
-async def test_ac11_4_context_warning_at_80_percent_once_per_crossing() -> None:
-    """AC11.4: ~80% of the window (chars / 4) warns once; again only after going below."""
+async def test_context_warning_at_80_percent_once_per_crossing() -> None:
+    """A warning once the context reaches ~80% of the window (chars / 4); again only after it
+    went below."""
     model = ScriptedModel(
         [
             Reply(tool_calls=LIST.tool_calls, usage=QUIET),

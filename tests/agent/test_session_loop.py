@@ -1,4 +1,4 @@
-"""Seed 001 AC1 (core loop), AC3.1-3.4 (tool execution) and AC11 (error handling), scripted."""
+"""The core loop, tool execution and error handling, with scripted models."""
 
 from __future__ import annotations
 
@@ -36,11 +36,11 @@ def results_sent(request: Any) -> list[ToolResultPart]:
     return [p for p in request.messages[-1].parts if isinstance(p, ToolResultPart)]
 
 
-# --- AC1: the core loop ---
+# --- the core loop ---
 
 
-async def test_ac1_1_session_is_created_idle_and_announces_itself() -> None:
-    """AC1.1: a session built from a model, an environment and tools starts idle."""
+async def test_session_is_created_idle_and_announces_itself() -> None:
+    """A session built from a model, an environment and tools starts idle."""
     model = ScriptedModel([text("hi")], provider="anthropic", model_id="claude-fable-5-1")
     env = MemoryEnvironment()
     s = Session(model, env, config=config())
@@ -61,8 +61,8 @@ async def test_ac1_1_session_is_created_idle_and_announces_itself() -> None:
     await events.aclose()
 
 
-async def test_ac1_2_input_runs_model_then_tools_until_a_text_answer() -> None:
-    """AC1.2: model stream -> tool execution -> model again, until it answers with text."""
+async def test_input_runs_model_then_tools_until_a_text_answer() -> None:
+    """Model stream -> tool execution -> model again, until it answers with text."""
     env = MemoryEnvironment(files={"notes.txt": "draft\n"})
     model = ScriptedModel(
         [
@@ -83,8 +83,8 @@ async def test_ac1_2_input_runs_model_then_tools_until_a_text_answer() -> None:
     model.assert_done()
 
 
-async def test_ac1_3_text_only_answer_ends_the_cycle_and_the_session_is_idle() -> None:
-    """AC1.3: a response without tool calls ends the loop; the session is idle again."""
+async def test_text_only_answer_ends_the_cycle_and_the_session_is_idle() -> None:
+    """A response without tool calls ends the loop; the session is idle again."""
     model = ScriptedModel([text("Nothing to do.")])
     async with session(model) as s:
         events = await collect(s, "Anything?")
@@ -95,8 +95,8 @@ async def test_ac1_3_text_only_answer_ends_the_cycle_and_the_session_is_idle() -
     assert len(model.requests) == 1
 
 
-async def test_ac1_4_sequential_inputs_share_the_history() -> None:
-    """AC1.4: submit, complete, submit again: the second cycle sees the first."""
+async def test_sequential_inputs_share_the_history() -> None:
+    """Submit, complete, submit again: the second cycle sees the first."""
     model = ScriptedModel([text("First answer."), text("Second answer.")])
     async with session(model) as s:
         first = await collect(s, "one")
@@ -109,8 +109,8 @@ async def test_ac1_4_sequential_inputs_share_the_history() -> None:
     assert texts == ["one", "First answer.", "two"]
 
 
-async def test_ac1_5_tool_round_limit_stops_the_cycle_with_turn_limit() -> None:
-    """AC1.5: ``max_tool_rounds`` reached: the loop stops and emits turn_limit."""
+async def test_tool_round_limit_stops_the_cycle_with_turn_limit() -> None:
+    """When ``max_tool_rounds`` is reached, the loop stops and emits turn_limit."""
     env = MemoryEnvironment(files={"a.txt": "a"})
     model = ScriptedModel(
         [
@@ -127,8 +127,8 @@ async def test_ac1_5_tool_round_limit_stops_the_cycle_with_turn_limit() -> None:
     model.assert_done()
 
 
-async def test_ac1_6_model_call_limit_counts_across_the_session() -> None:
-    """AC1.6: ``max_model_calls`` is per session: the second input hits it."""
+async def test_model_call_limit_counts_across_the_session() -> None:
+    """``max_model_calls`` counts per session: the second input hits it."""
     model = ScriptedModel(
         [tool_calls(("list_dir", {})), text("first done"), text("summary of the work")]
     )
@@ -144,8 +144,8 @@ async def test_ac1_6_model_call_limit_counts_across_the_session() -> None:
     model.assert_done()
 
 
-async def test_ac1_7_abort_cancels_the_stream_kills_commands_and_closes() -> None:
-    """AC1.7: close() while a command runs: it is cancelled, the session is closed."""
+async def test_abort_cancels_the_stream_kills_commands_and_closes() -> None:
+    """``close()`` while a command runs: it is cancelled, the session is closed."""
     env = MemoryEnvironment()
     started = asyncio.Event()
     cancelled = asyncio.Event()
@@ -178,8 +178,8 @@ async def test_ac1_7_abort_cancels_the_stream_kills_commands_and_closes() -> Non
         await s.run("more")
 
 
-async def test_ac1_7_abort_mid_stream_closes_the_session() -> None:
-    """AC1.7: close() while the model is still streaming cancels the stream."""
+async def test_abort_mid_stream_closes_the_session() -> None:
+    """``close()`` while the model is still streaming cancels the stream."""
     asked = asyncio.Event()
 
     def slow(request: Any) -> Reply:
@@ -196,8 +196,8 @@ async def test_ac1_7_abort_mid_stream_closes_the_session() -> None:
     assert_valid(s)
 
 
-async def test_ac1_8_repeated_calls_inject_a_warning_and_emit_loop_detection() -> None:
-    """AC1.8: a repeating pattern over the window: a steering warning and loop_detection."""
+async def test_repeated_calls_inject_a_warning_and_emit_loop_detection() -> None:
+    """A repeating pattern over the window: a steering warning and loop_detection."""
     env = MemoryEnvironment(files={"a.txt": "a"})
     read = tool_calls(("read_file", {"path": "a.txt"}))
     model = ScriptedModel([read] * 10 + [text("I will try something else.")])
@@ -212,11 +212,11 @@ async def test_ac1_8_repeated_calls_inject_a_warning_and_emit_loop_detection() -
     assert events[-1].stop_reason == "completed"  # type: ignore[union-attr]
 
 
-# --- AC3: tool execution ---
+# --- tool execution ---
 
 
-async def test_ac3_1_tools_get_their_arguments_and_the_environment() -> None:
-    """AC3.1: calls are dispatched through the registry; the tool gets args and the env."""
+async def test_tools_get_their_arguments_and_the_environment() -> None:
+    """Calls are dispatched through the registry; the tool gets args and the env."""
     env = MemoryEnvironment()
     seen: list[tuple[str, Any]] = []
 
@@ -238,8 +238,8 @@ async def test_ac3_1_tools_get_their_arguments_and_the_environment() -> None:
     assert [d.name for d in model.requests[0].tools] == ["greet"]
 
 
-async def test_ac3_2_unknown_tool_is_an_error_result_not_an_exception() -> None:
-    """AC3.2: an unknown tool name comes back to the model as an is_error result."""
+async def test_unknown_tool_is_an_error_result_not_an_exception() -> None:
+    """An unknown tool name comes back to the model as an is_error result."""
     model = ScriptedModel([tool_calls(("teleport", {"to": "mars"})), text("sorry")])
     async with session(model) as s:
         result = await s.run("go")
@@ -248,8 +248,8 @@ async def test_ac3_2_unknown_tool_is_an_error_result_not_an_exception() -> None:
     assert sent.is_error and "teleport" in sent.text
 
 
-async def test_ac3_3_invalid_json_arguments_are_a_validation_error_result() -> None:
-    """AC3.3: unparsable arguments: an error result with the problem and the raw text."""
+async def test_invalid_json_arguments_are_a_validation_error_result() -> None:
+    """Unparsable arguments: an error result with the problem and the raw text."""
     bad = Reply(tool_calls=(ToolCall(name="read_file", arguments='{"path": "a.txt"'),))
     wrong = tool_calls(("read_file", {"path": 42}))
     model = ScriptedModel([bad, wrong, text("giving up")])
@@ -262,8 +262,8 @@ async def test_ac3_3_invalid_json_arguments_are_a_validation_error_result() -> N
     assert [e.is_error for e in of(events, ToolCallEnd)] == [True, True]
 
 
-async def test_ac3_4_a_tool_that_raises_becomes_an_error_result() -> None:
-    """AC3.4: an exception in a tool is caught and returned as an error result."""
+async def test_a_tool_that_raises_becomes_an_error_result() -> None:
+    """An exception in a tool is caught and returned as an error result."""
 
     @tool
     async def explode() -> str:
@@ -278,11 +278,11 @@ async def test_ac3_4_a_tool_that_raises_becomes_an_error_result() -> None:
     assert sent.is_error and "boom: the widget broke" in sent.text
 
 
-# --- AC11: error handling ---
+# --- error handling ---
 
 
-async def test_ac11_1_tool_errors_go_to_the_model_which_recovers() -> None:
-    """AC11.1: a failing tool call is an error result; the model tries again and succeeds."""
+async def test_tool_errors_go_to_the_model_which_recovers() -> None:
+    """A failing tool call is an error result; the model tries again and succeeds."""
     env = MemoryEnvironment(files={"b.txt": "found it"})
     model = ScriptedModel(
         [
@@ -298,8 +298,8 @@ async def test_ac11_1_tool_errors_go_to_the_model_which_recovers() -> None:
     assert "found it" in results_sent(model.requests[2])[0].text
 
 
-async def test_ac11_2_authentication_error_is_raised_and_closes_the_session() -> None:
-    """AC11.2: AuthenticationError surfaces at once (run raises) and the session closes."""
+async def test_authentication_error_is_raised_and_closes_the_session() -> None:
+    """AuthenticationError surfaces at once (run raises) and the session closes."""
     model = ScriptedModel([AuthenticationError("invalid x-api-key", provider="scripted")])
     s = session(model)
     events = s.events()
@@ -313,10 +313,10 @@ async def test_ac11_2_authentication_error_is_raised_and_closes_the_session() ->
     assert len(model.requests) == 1  # not retried
 
 
-async def test_ac11_3_context_length_error_ends_the_cycle_and_keeps_the_session() -> None:
-    """AC11.3, as decided for taor: a ContextLengthError ends the cycle with an error event and
-    a ``context_length`` warning; unlike seed 001 (CLOSED) the session stays usable, so the
-    host can compact or start over (spec-notes C-I 10)."""
+async def test_context_length_error_ends_the_cycle_and_keeps_the_session() -> None:
+    """A ContextLengthError ends the cycle with an error event and a ``context_length``
+    warning; the session is not closed but stays usable, so the host can compact or start
+    over."""
     model = ScriptedModel(
         [ContextLengthError("prompt is too long", provider="scripted"), text("fine now")]
     )
@@ -333,8 +333,8 @@ async def test_ac11_3_context_length_error_ends_the_cycle_and_keeps_the_session(
     assert len(model.requests) == 2  # not retried
 
 
-async def test_ac11_5_graceful_shutdown_order(tmp_path: Any) -> None:
-    """AC11.5: close cancels the stream and the commands, writes the synthetic results and
+async def test_graceful_shutdown_order(tmp_path: Any) -> None:
+    """``close()`` cancels the stream and the commands, writes the synthetic results and
     flushes them, then session_end is the last event and the state is closed."""
     env = MemoryEnvironment()
     started = asyncio.Event()

@@ -1,5 +1,6 @@
-"""Seed 001 AC10 (the event system) through a rich scripted session: every event kind, its
-order, ``async for`` delivery, JSON round trips; full tool output to the host (AC10.3)."""
+"""The event system through a rich scripted session: every event kind, its order,
+``async for`` delivery, JSON round trips; full tool output to the host, a truncated copy to the
+model."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from taor.testing import Reply, ScriptedModel, text, tool_calls
 
 from .loop_support import assert_valid, collect, config, kinds, of, session
 
-NOT_YET_EMITTED = {"compaction", "system_prompt_changed"}  # issue 5: compaction, profiles
+NOT_YET_EMITTED = {"compaction", "system_prompt_changed"}  # need compaction or a profile
 
 
 async def rich_session() -> tuple[list[Event], Session]:
@@ -87,8 +88,8 @@ async def rich_session() -> tuple[list[Event], Session]:
     return seen, s
 
 
-async def test_ac10_1_every_event_kind_is_emitted_in_a_rich_session() -> None:
-    """AC10.1: the whole vocabulary (all but compaction, which comes with issue 5)."""
+async def test_every_event_kind_is_emitted_in_a_rich_session() -> None:
+    """The whole vocabulary but the events of compaction and of a profile's system prompt."""
     events, s = await rich_session()
     emitted = set(kinds(events))
     every = {t.__dataclass_fields__["kind"].default for t in EVENT_TYPES}
@@ -97,7 +98,7 @@ async def test_ac10_1_every_event_kind_is_emitted_in_a_rich_session() -> None:
     assert_valid(s)
 
 
-async def test_ac10_1_events_come_at_the_right_times() -> None:
+async def test_events_come_at_the_right_times() -> None:
     events, _ = await rich_session()
     order = kinds(events)
     for start in of(events, ToolCallStart):
@@ -125,8 +126,8 @@ async def test_ac10_1_events_come_at_the_right_times() -> None:
     assert order.index("follow_up_queued") < order.index("turn_limit")
 
 
-async def test_ac10_2_events_are_an_async_iterable() -> None:
-    """AC10.2: ``submit`` and ``events`` are consumed with ``async for``."""
+async def test_events_are_an_async_iterable() -> None:
+    """``submit`` and ``events`` are consumed with ``async for``."""
     model = ScriptedModel([text("one"), text("two")])
     async with session(model) as s:
         everything = s.events()
@@ -138,8 +139,8 @@ async def test_ac10_2_events_are_an_async_iterable() -> None:
     assert isinstance(seen[-1], SessionEnd)
 
 
-async def test_ac10_3_tool_call_end_has_the_full_output_the_model_a_truncated_copy() -> None:
-    """AC10.3: a 60k-character shell output of 1000 lines reaches the host whole; the model
+async def test_tool_call_end_has_the_full_output_the_model_a_truncated_copy() -> None:
+    """A 60k-character shell output of 1000 lines reaches the host whole; the model
     gets at most 30k characters and 256 lines with the marker saying what was cut (the tool's
     own marker: the session does not cut a cut output again)."""
     output = "".join(f"line {n:05d} " + "y" * 48 + "\n" for n in range(1000))
@@ -160,7 +161,7 @@ async def test_ac10_3_tool_call_end_has_the_full_output_the_model_a_truncated_co
     assert "line 00500" not in sent.text
 
 
-async def test_ac10_3_per_tool_limits_come_from_the_config() -> None:
+async def test_per_tool_limits_come_from_the_config() -> None:
     output = "z" * 5000
     env = MemoryEnvironment()
     env.script("cat", output)
@@ -173,8 +174,8 @@ async def test_ac10_3_per_tool_limits_come_from_the_config() -> None:
     assert sent.text.count("z") < 1000 and "WARNING" in sent.text
 
 
-async def test_ac10_4_session_start_and_session_end_bracket_the_session() -> None:
-    """AC10.4: the first event is session_start, the last session_end, nothing after it."""
+async def test_session_start_and_session_end_bracket_the_session() -> None:
+    """The first event is session_start, the last session_end, nothing after it."""
     events, s = await rich_session()
     assert isinstance(events[0], SessionStart) and events[0].session_id == s.id
     assert isinstance(events[-1], SessionEnd)

@@ -1,5 +1,5 @@
 """Permissions through a running session: modes, rules, host decisions, callbacks, headless
-defaults, timeouts, and interrupt / close while a decision is pending (issue 4 §4)."""
+defaults, timeouts, and interrupt / close while a decision is pending."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The session with a provider profile (issue 5 §1–2): the profile's tools and request defaults,
+"""The session with a provider profile: the profile's tools and request defaults,
 a system prompt built once and kept byte-stable, rebuilt when an instruction file changes, and
 permission rules and summaries that read taor's argument names through the profile's tools."""
 

@@ -1,5 +1,5 @@
-"""Model-call retries through the session (issue 4 §2): ``retry`` events, mid-stream breaks,
-the idle timeout; usage and cost (§5); configure between calls."""
+"""Model-call retries through the session: ``retry`` events, mid-stream breaks, the idle
+timeout; usage and cost; configure between calls."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seed 001 AC6 (steering, follow-up) and AC3.5 (parallel tool execution), scripted."""
+"""Steering, follow-up and parallel execution of read-only tool calls, scripted."""
 
 from __future__ import annotations
 
@@ -35,8 +35,8 @@ def steering_then(s: Session, message: str, reply: Reply) -> Any:
     return step
 
 
-async def test_ac6_1_steer_is_injected_after_the_current_tool_round() -> None:
-    """AC6.1: steer() during a round: acknowledged at once, injected after the round."""
+async def test_steer_is_injected_after_the_current_tool_round() -> None:
+    """Steer() during a round: acknowledged at once, injected after the round."""
     model = ScriptedModel([])
     async with session(model) as s:
         model.push(steering_then(s, "Only look at src/.", LIST), text("ok"))
@@ -51,8 +51,8 @@ async def test_ac6_1_steer_is_injected_after_the_current_tool_round() -> None:
     assert isinstance(turns[results_at + 1], SteeringTurn)
 
 
-async def test_ac6_2_follow_up_runs_as_a_new_cycle_after_the_current_one() -> None:
-    """AC6.2: follow_up() queues an input; it runs as its own cycle once this one ends."""
+async def test_follow_up_runs_as_a_new_cycle_after_the_current_one() -> None:
+    """Follow_up() queues an input; it runs as its own cycle once this one ends."""
     model = ScriptedModel([])
     async with session(model) as s:
 
@@ -85,8 +85,8 @@ async def test_ac6_2_follow_up_runs_as_a_new_cycle_after_the_current_one() -> No
     ]
 
 
-async def test_ac6_3_steering_reaches_the_model_as_user_text_merged_with_results() -> None:
-    """AC6.3: a steering turn is a user-role message for the model, merged into the same user
+async def test_steering_reaches_the_model_as_user_text_merged_with_results() -> None:
+    """A steering turn is a user-role message for the model, merged into the same user
     message as the tool results (results first)."""
     model = ScriptedModel([])
     async with session(model) as s:
@@ -100,8 +100,8 @@ async def test_ac6_3_steering_reaches_the_model_as_user_text_merged_with_results
     assert [m.role for m in second.messages] == ["user", "assistant", "user"]
 
 
-async def test_ac6_4_steering_is_drained_before_the_first_call_and_after_each_round() -> None:
-    """AC6.4: steering queued before the input reaches the first request (with the prompt);
+async def test_steering_is_drained_before_the_first_call_and_after_each_round() -> None:
+    """Steering queued before the input reaches the first request (with the prompt);
     steering during each round reaches the request after that round."""
     model = ScriptedModel([])
     async with session(model) as s:
@@ -134,11 +134,11 @@ async def test_steering_after_the_last_round_waits_for_the_next_input() -> None:
     assert model.requests[1].messages[-1].text == "againLate note."
 
 
-# --- AC3.5: parallel tool execution ---
+# --- parallel tool execution ---
 
 
-async def test_ac3_5_read_only_calls_of_a_round_run_concurrently() -> None:
-    """AC3.5: each call waits for the other's flag: the round ends only if they overlap."""
+async def test_read_only_calls_of_a_round_run_concurrently() -> None:
+    """Each call waits for the other's flag: the round ends only if they overlap."""
     rendezvous = WaitTool()
     model = ScriptedModel(
         [

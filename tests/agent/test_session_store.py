@@ -1,4 +1,4 @@
-"""Recorded sessions and resume (issue 4 §3, DESIGN invariant 6): the JSONL file holds the
+"""Recorded sessions and resume: the JSONL file holds the
 header and every turn, a torn last line is skipped, a crash mid-round is repaired with
 ``interrupted`` results, and the resumed session keeps its id and goes on."""
 

@@ -1,4 +1,4 @@
-"""Subagents through a real parent ``Session`` (issue 5 §4): the subagent tools offered by the
+"""Subagents through a real parent ``Session``: the subagent tools offered by the
 profile or the config, spawn_agent then wait, child events in the parent's stream tagged with
 the child's id, send_input, close_agent, the depth limit, parent close while a child runs a real
 command, and a child's permission request answered through the parent's ``decide``.

@@ -1,4 +1,4 @@
-"""Subagents (issue 5 §4, spec notes B14): spawn/wait/send_input/close, events relayed to the
+"""Subagents: spawn/wait/send_input/close, events relayed to the
 parent tagged with the child id, depth limit, scoped working directories, close_all, fan-out.
 
 Each child is a real ``Session`` over its own ``ScriptedModel`` (chosen by task text) and the

@@ -1,4 +1,5 @@
-"""The transcript validator, repair, the derived messages and ``check`` (DESIGN invariant 1)."""
+"""The transcript validator, repair, the derived messages and ``check``: every tool call
+has exactly one result, in call order, or the transcript is repaired or refused."""
 
 from __future__ import annotations
 

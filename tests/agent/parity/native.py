@@ -1,4 +1,4 @@
-"""How each profile's model names its tools and arguments (spec notes B11), and where each
+"""How each profile's model names its tools and arguments, and where each
 provider's request body keeps what the parity tests look at.
 
 A ``Native`` builds tool calls the way that family's model writes them: Claude Code's

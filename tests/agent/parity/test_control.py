@@ -1,4 +1,4 @@
-"""Parity rows on the loop itself (spec notes B16 9.12): a multi-step task, steering, an effort
+"""Parity rows on the loop itself: a multi-step task, steering, an effort
 change, loop detection and error recovery, each through the profile's real adapter."""
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ EFFORT_HIGH = {
 
 async def test_effort_change(parity: Parity) -> None:
     """configure() changes the next request; the thinking of a high-effort turn (with its
-    signature) goes back verbatim within the tool loop (DESIGN invariant 2)."""
+    signature) goes back verbatim within the tool loop."""
     env = MemoryEnvironment(files={"a.txt": "a\n"})
     thought = tool_calls(parity.native.read("a.txt"), thinking="Look first.", signature=SIGNATURE)
     parity.script.push(text("quick"), thought, text("careful"), text("quick again"))

@@ -1,4 +1,4 @@
-"""Parity rows on files (spec notes B16 9.12): create a file, read then edit, multi-file edit,
+"""Parity rows on files: create a file, read then edit, multi-file edit,
 and each profile's native edit format, scripted with the profile's own tool shapes."""
 
 from __future__ import annotations

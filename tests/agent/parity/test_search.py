@@ -1,4 +1,4 @@
-"""Parity rows on searching and reading (spec notes B16 9.12): grep + glob, and parallel calls
+"""Parity rows on searching and reading: grep + glob, and parallel calls
 (two read-only calls in one response, their results sent back in call order)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Parity rows with real processes on LocalEnvironment(tmp_path) (spec notes B16 9.12): shell,
+"""Parity rows with real processes on LocalEnvironment(tmp_path): shell,
 shell timeout and truncation, with each profile's native shell arguments."""
 
 from __future__ import annotations

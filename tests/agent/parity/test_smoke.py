@@ -1,4 +1,4 @@
-"""The spec's smoke scenario (spec notes B16 9.13), scripted per profile on LocalEnvironment in
+"""The smoke scenario of the coding-agent-loop spec, scripted per profile on LocalEnvironment in
 a temporary directory, one session, one input per step:
 
 1. hello.py contains "Hello"; 2. adding "Goodbye" keeps both; 3. running it is a shell call;

@@ -1,4 +1,4 @@
-"""The subagent row (spec notes B16 9.12): the parent spawns a child with its profile's
+"""The subagent row: the parent spawns a child with its profile's
 subagent tools, the child works in the shared environment through the same adapter, its events
 reach the parent's stream tagged with its id, and wait brings its output back as a result."""
 
