@@ -1,5 +1,10 @@
+import ast
+import re
 import subprocess
 import sys
+import tomllib
+from importlib.metadata import packages_distributions
+from pathlib import Path
 
 import taor
 import taor.llm
@@ -22,6 +27,38 @@ def test_import_taor_imports_no_sdk_and_does_nothing_heavy() -> None:
 
 def test_taor_llm_imports_no_provider_sdk() -> None:
     assert not imported_after("import taor.llm") & {"anthropic", "openai", "google"}
+
+
+# Dependencies that are used other than by an import: ripgrep ships the rg binary grep runs.
+USED_WITHOUT_IMPORT = {"ripgrep"}
+
+
+def _top_level_imports(package: Path) -> set[str]:
+    names: set[str] = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+    return names
+
+
+def test_every_declared_dependency_is_used() -> None:
+    """Each runtime dependency in pyproject.toml is imported by the package (or is a binary it
+    runs): a dependency nothing uses is only weight and attack surface for every install."""
+    root = Path(__file__).parents[1]
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    declared = {
+        re.split(r"[<>=!~;\[ ]", spec, maxsplit=1)[0].lower() for spec in project["dependencies"]
+    }
+    distributions = packages_distributions()
+    imported = {
+        dist.lower()
+        for name in _top_level_imports(root / "src" / "taor")
+        for dist in distributions.get(name, [])
+    }
+    assert declared - imported - USED_WITHOUT_IMPORT == set()
 
 
 def test_public_api_is_curated() -> None:

@@ -3,7 +3,6 @@ multi-line ``data:``, ``id:``/``retry:`` ignored, ``:`` comments, CRLF or LF lin
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 
 
@@ -52,12 +51,3 @@ class SSEDecoder:
         events = self.feed(b"\n\n") if self._buffer or self._data else []
         self._buffer = b""
         return events
-
-
-async def iter_sse(chunks: AsyncIterable[bytes]) -> AsyncIterator[SSEvent]:
-    decoder = SSEDecoder()
-    async for chunk in chunks:
-        for event in decoder.feed(chunk):
-            yield event
-    for event in decoder.flush():
-        yield event
