@@ -10,8 +10,8 @@ from typing import Any, TypeVar
 
 from taor.agent.config import Limits, PermissionConfig, SessionConfig
 from taor.agent.events import Event
+from taor.agent.record.transcript import problems
 from taor.agent.session import Session
-from taor.agent.transcript import problems
 from taor.env.memory import MemoryEnvironment
 from taor.errors import ProviderError
 from taor.llm.events import StreamEvent

@@ -7,9 +7,9 @@ from typing import Any
 
 from taor.agent.config import PermissionConfig, SessionConfig
 from taor.agent.events import Event, PermissionRequest
+from taor.agent.record.transcript import problems
+from taor.agent.record.turns import ToolResultsTurn
 from taor.agent.session import Session
-from taor.agent.transcript import problems
-from taor.agent.turns import ToolResultsTurn
 from taor.llm.types import Message, Request, ToolResultPart
 
 Answer = Callable[[PermissionRequest], object]

@@ -21,8 +21,8 @@ from taor.agent.events import (
     ToolCallStart,
     UsageEvent,
 )
+from taor.agent.record.transcript import problems
 from taor.agent.session import Session
-from taor.agent.transcript import problems
 from taor.env.memory import MemoryEnvironment
 from taor.llm import connect
 from taor.testing import FakeProviderServer, RecordedRequest, Reply, ToolCall, text, tool_calls

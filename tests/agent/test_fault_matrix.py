@@ -16,9 +16,9 @@ import pytest_asyncio
 
 from taor.agent.config import PermissionConfig, SessionConfig
 from taor.agent.events import ErrorEvent, Event, ProcessingEnd, Retry, WarningEvent
+from taor.agent.record.transcript import problems
 from taor.agent.result import RunResult
 from taor.agent.session import Session
-from taor.agent.transcript import problems
 from taor.env.memory import MemoryEnvironment
 from taor.errors import AuthenticationError
 from taor.llm import Message, Request, RetryPolicy, Timeouts, complete, connect

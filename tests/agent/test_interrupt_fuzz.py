@@ -44,10 +44,10 @@ from taor.agent.events import (
     ProcessingEnd,
     SessionEnd,
 )
+from taor.agent.record.transcript import problems
+from taor.agent.record.turns import AssistantTurn, Turn
 from taor.agent.session import Session
 from taor.agent.setup import default_tools
-from taor.agent.transcript import problems
-from taor.agent.turns import AssistantTurn, Turn
 from taor.env.local import LocalEnvironment
 from taor.env.memory import MemoryEnvironment
 from taor.errors import OverloadedError, RateLimitError, SessionClosedError

@@ -11,10 +11,10 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from taor.agent.compaction import PINNED_HEADER, SUMMARY_HEADER, view_problems
-from taor.agent.compaction.summarize import SUMMARY_SYSTEM
-from taor.agent.compaction.view import chars_of
 from taor.agent.config import CompactionConfig, Limits, SessionConfig
+from taor.agent.context.compaction import PINNED_HEADER, SUMMARY_HEADER, view_problems
+from taor.agent.context.compaction.summarize import SUMMARY_SYSTEM
+from taor.agent.context.compaction.view import chars_of
 from taor.agent.events import (
     Compaction,
     ErrorEvent,
@@ -23,11 +23,11 @@ from taor.agent.events import (
     ProcessingEnd,
     WarningEvent,
 )
-from taor.agent.hooks import Hooks
+from taor.agent.policy.hooks import Hooks
 from taor.agent.profiles import profile_for
+from taor.agent.record.store_load import load
+from taor.agent.record.turns import NoticeTurn, ToolResultsTurn
 from taor.agent.session import Session
-from taor.agent.store_load import load
-from taor.agent.turns import NoticeTurn, ToolResultsTurn
 from taor.env.memory import MemoryEnvironment
 from taor.errors import ContextLengthError
 from taor.llm.model import Timeouts

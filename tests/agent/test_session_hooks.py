@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from taor.agent.hooks import (
+from taor.agent.policy.hooks import (
     AnswerCall,
     BeforeToolResult,
     ChangeArguments,
@@ -17,8 +17,8 @@ from taor.agent.hooks import (
     Hooks,
     ToolCallInfo,
 )
+from taor.agent.record.turns import SteeringTurn, UserTurn
 from taor.agent.session import Session
-from taor.agent.turns import SteeringTurn, UserTurn
 from taor.env.memory import MemoryEnvironment
 from taor.llm.types import TextPart
 from taor.testing import ScriptedModel, text, tool_calls

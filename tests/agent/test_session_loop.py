@@ -19,8 +19,8 @@ from taor.agent.events import (
     TurnLimit,
     WarningEvent,
 )
+from taor.agent.record.turns import SteeringTurn, ToolResultsTurn
 from taor.agent.session import Session
-from taor.agent.turns import SteeringTurn, ToolResultsTurn
 from taor.env.memory import MemoryEnvironment
 from taor.errors import AuthenticationError, ContextLengthError, SessionClosedError
 from taor.llm.types import ToolResultPart

@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from taor.agent.codec import event_from_json, to_json
 from taor.agent.config import Limits, LoopDetectionConfig, PermissionConfig
 from taor.agent.events import (
     EVENT_TYPES,
@@ -22,6 +21,7 @@ from taor.agent.events import (
     ToolCallOutputDelta,
     ToolCallStart,
 )
+from taor.agent.record.codec import event_from_json, to_json
 from taor.agent.session import Session
 from taor.env.local import LocalEnvironment
 from taor.env.memory import MemoryEnvironment

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from taor.agent.decisions import Decision
 from taor.agent.events import PermissionRequest
+from taor.agent.policy.decisions import Decision
 from taor.agent.session import Session
 from taor.env.local import LocalEnvironment
 from taor.env.memory import MemoryEnvironment

@@ -14,8 +14,8 @@ from taor.agent.events import (
     ToolCallStart,
     UserInput,
 )
+from taor.agent.record.turns import SteeringTurn, ToolResultsTurn
 from taor.agent.session import Session
-from taor.agent.turns import SteeringTurn, ToolResultsTurn
 from taor.env.memory import MemoryEnvironment
 from taor.llm.types import Request, TextPart, ToolResultPart
 from taor.testing import Reply, ScriptedModel, text, tool_calls

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from taor.agent.events import Event, SessionStart, WarningEvent
+from taor.agent.record.store import JsonlTranscriptStore, TranscriptHeader, load
+from taor.agent.record.transcript import problems
+from taor.agent.record.turns import AssistantTurn, NoticeTurn, ToolResultsTurn, Turn, UserTurn
 from taor.agent.session import Session
-from taor.agent.store import JsonlTranscriptStore, TranscriptHeader, load
-from taor.agent.transcript import problems
-from taor.agent.turns import AssistantTurn, NoticeTurn, ToolResultsTurn, Turn, UserTurn
 from taor.env.memory import MemoryEnvironment
 from taor.errors import TranscriptError
 from taor.llm.types import Message, TextPart, ToolCallPart, ToolResultPart

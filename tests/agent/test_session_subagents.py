@@ -30,9 +30,9 @@ from taor.agent.events import (
     UserInput,
 )
 from taor.agent.profiles import SUBAGENT_TOOLS
+from taor.agent.record.transcript import problems
 from taor.agent.session import Session
 from taor.agent.setup import default_tools
-from taor.agent.transcript import problems
 from taor.env.local import LocalEnvironment
 from taor.env.memory import MemoryEnvironment
 from taor.llm.types import Request, TextPart, ToolResultPart

@@ -24,6 +24,8 @@ from taor.agent.events import (
     ToolCallStart,
     UserInput,
 )
+from taor.agent.record.transcript import problems
+from taor.agent.record.turns import AssistantTurn, ToolResultsTurn, UserTurn
 from taor.agent.session import Session
 from taor.agent.setup import default_tools
 from taor.agent.subagents import (
@@ -35,8 +37,6 @@ from taor.agent.subagents import (
     split_limits,
     subagent_tools,
 )
-from taor.agent.transcript import problems
-from taor.agent.turns import AssistantTurn, ToolResultsTurn, UserTurn
 from taor.env.base import PathPolicyError
 from taor.env.local import LocalEnvironment
 from taor.env.memory import MemoryEnvironment

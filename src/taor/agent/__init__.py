@@ -1,9 +1,23 @@
-"""taor.agent: the session, its turn loop, events, transcript, guards, permissions and hooks.
+"""taor.agent: the session, its turn loop, and what the loop reads and writes.
 
 ``Session`` is the entry point; ``SessionConfig`` (with ``Limits``, ``LoopDetectionConfig``,
-``PermissionConfig``, ``CompactionConfig``) configures it; ``Hooks`` and ``Decision`` are how a host steers tool calls;
-``taor.agent.events`` holds the event vocabulary (``Event`` is the union) and
-``taor.agent.codec`` turns events and turns into JSON and back.
+``PermissionConfig``, ``CompactionConfig``) configures it; ``Hooks`` and ``Decision`` are how a
+host steers tool calls; ``taor.agent.events`` holds the event vocabulary (``Event`` is the
+union) and ``taor.agent.record.codec`` turns events and turns into JSON and back.
+
+The map, from the host down:
+
+- ``session``: the ``Session`` a host holds; ``driver`` runs its inputs one cycle at a time and
+  turns interrupts and close into a clean end; ``channel`` delivers events to every reader;
+  ``setup`` resolves the model, environment, tools and profile; ``result`` is ``RunResult``.
+- ``loop/``: one cycle, read top to bottom in ``loop/cycle.py``: the model call
+  (``loop/model_call.py``) and the tool round (``loop/tool_round.py``, each call through
+  ``loop/guarded.py``), and the steps that end a cycle.
+- ``record/``: turns, the transcript and its validator, the JSON codec, the JSONL store.
+- ``policy/``: permissions and their rules, hooks, loop detection.
+- ``context/``: the system prompt, token and usage ledgers, compaction.
+- ``profiles/``: per-provider tool sets and prompts; ``subagents/``: child sessions.
+- ``runtime``: the state the loop works on; ``config`` and ``events``: what a host sets and sees.
 """
 
 from taor.agent.config import (
@@ -13,14 +27,11 @@ from taor.agent.config import (
     PermissionConfig,
     SessionConfig,
 )
-from taor.agent.decisions import Decision
 from taor.agent.events import EVENT_TYPES, Event
-from taor.agent.hooks import AnswerCall, ChangeArguments, DenyCall, Hooks, ToolCallInfo
-from taor.agent.result import RunResult
-from taor.agent.session import Session
-from taor.agent.setup import default_tools
-from taor.agent.store import JsonlTranscriptStore, TranscriptStore
-from taor.agent.turns import (
+from taor.agent.policy.decisions import Decision
+from taor.agent.policy.hooks import AnswerCall, ChangeArguments, DenyCall, Hooks, ToolCallInfo
+from taor.agent.record.store import JsonlTranscriptStore, TranscriptStore
+from taor.agent.record.turns import (
     AssistantTurn,
     NoticeTurn,
     SteeringTurn,
@@ -28,6 +39,9 @@ from taor.agent.turns import (
     Turn,
     UserTurn,
 )
+from taor.agent.result import RunResult
+from taor.agent.session import Session
+from taor.agent.setup import default_tools
 
 __all__ = [
     "EVENT_TYPES",

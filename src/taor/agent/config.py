@@ -64,7 +64,7 @@ class PermissionConfig:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class CompactionConfig:
-    """When the session compacts what it sends (``taor.agent.compact_step``): before a model
+    """When the session compacts what it sends (``taor.agent.context.compact_step``): before a model
     call once the estimate reaches ``threshold`` of the context window, once on a context-length
     error, and on request (``Session.compact``). ``keep_rounds``: the latest tool rounds whose
     outputs stay whole; ``plan``: a plan or brief from the host, pinned through every summary;

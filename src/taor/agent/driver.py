@@ -18,11 +18,11 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 
 from taor.agent.channel import Channel
-from taor.agent.compact_step import run_requested
+from taor.agent.context.compact_step import run_requested
 from taor.agent.events import Event, Interrupted, ProcessingEnd, SessionEnd, UserInput
-from taor.agent.loop import run_cycle
+from taor.agent.loop.cycle import run_cycle
+from taor.agent.record.turns import UserTurn
 from taor.agent.runtime import Runtime
-from taor.agent.turns import UserTurn
 from taor.errors import AuthenticationError, SessionClosedError
 from taor.llm.types import TextPart
 

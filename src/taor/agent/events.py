@@ -1,9 +1,9 @@
-"""The events of a session (DESIGN §3): what a host sees, in the order it happens.
+"""The events of a session: what a host sees, in the order it happens.
 
 Every event is a frozen, keyword-only dataclass with a ``kind`` literal; ``Event`` is their
 union. Each carries ``timestamp`` (seconds since the epoch) and ``agent_id`` (empty for the
 session itself, the child's id for events of a subagent relayed to its parent).
-``taor.agent.codec`` turns any event into a JSON object and back.
+``taor.agent.record.codec`` turns any event into a JSON object and back.
 
 A cycle (one input) runs: ``user_input``, then per model call ``assistant_text_start`` /
 ``assistant_text_delta`` ... / ``assistant_text_end`` (and ``thinking_delta``), ``usage``, then per
@@ -103,7 +103,7 @@ class ToolCallOutputDelta(EventBase):
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ToolCallEnd(EventBase):
-    """The whole output (DESIGN invariant 5); the model got a truncated copy. A command's
+    """The whole output; the model got a truncated copy. A command's
     output beyond what the environment keeps in memory (1 MiB head and 1 MiB tail) is cut in
     ``output``; ``output_file`` is then the path of a file that holds all of it."""
 

@@ -1,6 +1,6 @@
 """``Runtime``: the mutable state of one session that the turn loop works on.
 
-The loop (``taor.agent.loop``) reads top to bottom and asks the runtime for each step; the
+The loop (``taor.agent.loop.cycle``) reads top to bottom and asks the runtime for each step; the
 runtime holds the model, environment, tools, config, transcript, ledgers and queues, and does
 the bookkeeping: appending turns (to the transcript and the store), draining steering, building
 requests, checking limits. It knows nothing of subscribers: events are returned or yielded.
@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from taor.agent.config import SessionConfig
+from taor.agent.context.ledger import TokenLedger, UsageLedger
+from taor.agent.context.prompt.cache import SystemPrompt
 from taor.agent.events import Event, SteeringInjected, StopReason, TurnLimit, WarningEvent
-from taor.agent.hooks import Hooks
-from taor.agent.ledger import TokenLedger, UsageLedger
-from taor.agent.loop_detection import LoopDetector
-from taor.agent.permissions import PermissionPolicy
-from taor.agent.prompt.cache import SystemPrompt
-from taor.agent.store import TranscriptStore
-from taor.agent.transcript import Transcript
-from taor.agent.turns import SteeringSource, SteeringTurn, Turn
+from taor.agent.policy.hooks import Hooks
+from taor.agent.policy.loop_detection import LoopDetector
+from taor.agent.policy.permissions import PermissionPolicy
+from taor.agent.record.store import TranscriptStore
+from taor.agent.record.transcript import Transcript
+from taor.agent.record.turns import SteeringSource, SteeringTurn, Turn
 from taor.errors import ProviderError
 from taor.llm.catalog import Catalog
 from taor.llm.model import Model

@@ -1,7 +1,7 @@
-"""``Session``: the host's handle on an agent (DESIGN §3).
+"""``Session``: the host's handle on an agent.
 
 A session owns a driver task that runs queued inputs one cycle at a time through the turn loop
-(``taor.agent.loop``) and publishes each event to every subscriber (``taor.agent.channel``), so
+(``taor.agent.loop.cycle``) and publishes each event to every subscriber (``taor.agent.channel``), so
 a slow or absent reader never stalls the loop. ``submit`` and ``events`` subscribe; ``run``
 drains one cycle into a ``RunResult``. Commands (``steer``, ``follow_up``, ``compact``,
 ``interrupt``, ``close``, ``decide``) may come at any time and are acknowledged by events.
@@ -25,7 +25,7 @@ from typing import Any
 
 from taor.agent.channel import Channel
 from taor.agent.config import SessionConfig
-from taor.agent.decisions import Decision
+from taor.agent.context.prompt.cache import SystemPrompt
 from taor.agent.driver import Driver
 from taor.agent.events import (
     Event,
@@ -37,9 +37,12 @@ from taor.agent.events import (
     SystemPromptChanged,
     WarningEvent,
 )
-from taor.agent.hooks import Hooks
-from taor.agent.persist import create_store, reopen
-from taor.agent.prompt.cache import SystemPrompt
+from taor.agent.policy.decisions import Decision
+from taor.agent.policy.hooks import Hooks
+from taor.agent.record.persist import create_store, reopen
+from taor.agent.record.store import TranscriptStore
+from taor.agent.record.transcript import Transcript
+from taor.agent.record.turns import Turn
 from taor.agent.result import ResultBuilder, RunResult
 from taor.agent.runtime import CanUseTool, Runtime
 from taor.agent.setup import (
@@ -51,10 +54,7 @@ from taor.agent.setup import (
     resolve_tools,
     with_profile_defaults,
 )
-from taor.agent.store import TranscriptStore
-from taor.agent.subagent_wiring import attach_subagents, decide_for_child
-from taor.agent.transcript import Transcript
-from taor.agent.turns import Turn
+from taor.agent.subagents.wiring import attach_subagents, decide_for_child
 from taor.errors import AuthenticationError, SessionError
 from taor.llm.catalog import Catalog
 from taor.llm.model import Model
@@ -99,7 +99,11 @@ class Session:
         self._resumed = bool(self._rt.transcript.turns)
         self._channel = Channel()
         self.subagents = attach_subagents(
-            self._rt, self.profile, self._channel.publish, tools_given=tools is not None
+            self._rt,
+            self.profile,
+            self._channel.publish,
+            tools_given=tools is not None,
+            make_session=type(self),
         )
         self._driver = Driver(self._rt, self._channel, start=self.start, release=self._release)
         self._started = False

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from taor.agent.config import SessionConfig
+from taor.agent.context.prompt.cache import PromptSettings
 from taor.agent.profiles import PROFILE_IDS, Profile, profile_for
-from taor.agent.prompt.cache import PromptSettings
 from taor.llm.model import Model
 from taor.tools.base import Tool
 from taor.tools.registry import ToolRegistry

@@ -1,11 +1,11 @@
 """The ``Tool`` seam: what a tool is, what it receives and what it returns.
 
 A tool has a name, a description, a JSON Schema for its parameters, a ``read_only`` flag (read-only
-calls of one round may run concurrently, DESIGN invariant 7) and an async ``execute`` that gets the
+calls of one round may run concurrently) and an async ``execute`` that gets the
 validated arguments and a ``ToolContext``. It returns a ``ToolOutput``: text and/or image parts,
 an ``is_error`` flag and optional ``metadata`` for the host (never sent to the model).
 
-Errors are data (DESIGN invariant 4). A tool that fails in a way the model can act on returns
+Errors are data. A tool that fails in a way the model can act on returns
 ``ToolOutput.error(...)`` or raises ``ToolError``; the registry turns any exception into an
 ``is_error`` output. Only cancellation propagates.
 

@@ -1,7 +1,7 @@
 """``ToolRegistry``: the tools a session offers, and the one place a tool call is run.
 
-``execute`` follows the pipeline of the spec notes (B5): look up, parse, validate, run. It never
-raises for a problem on the tool's side (DESIGN invariant 4, C-B14): an unknown tool, arguments
+``execute`` follows one pipeline: look up, parse, validate, run. It never
+raises for a problem on the tool's side: an unknown tool, arguments
 that are not JSON or break the schema, and an exception in the tool each become an ``is_error``
 ``ToolOutput`` that tells the model what went wrong. Cancellation (``asyncio.CancelledError``)
 propagates: it is the caller stopping the call, not the tool failing.

@@ -1,8 +1,7 @@
 """Output truncation: the model gets a bounded text with a marker that says what was cut.
 
-Characters are cut first, then lines (spec notes B9), so a two-line CSV with 10 MB lines is
-bounded too. Both passes only compute where to cut, ``head_end`` and ``tail_start``; the text is
-assembled once at the end with one marker. That fixes C-B9: the character marker cannot be cut
+Characters are cut first, then lines, so a two-line CSV with 10 MB lines is bounded too. Both passes only compute where to cut, ``head_end`` and ``tail_start``; the text is
+assembled once at the end with one marker. So the character marker cannot be cut
 away by the line pass, and its counts cover everything removed by either pass.
 
 - The marker is the spec's ``[WARNING: ...]`` when the character pass cut anything (it adds
@@ -17,7 +16,7 @@ away by the line pass, and its counts cover everything removed by either pass.
   character pass is partly shown, so a 10 MB single line has no omitted lines).
 - Limits count characters (not bytes or tokens); a marker adds up to about 300 characters.
 
-The host gets the full output separately (DESIGN invariant 5); ``Truncated`` carries the counts
+The host gets the full output separately; ``Truncated`` carries the counts
 for it. Text that fits is returned as the same object, not copied.
 """
 

@@ -14,9 +14,9 @@ import pytest
 
 from taor.agent.config import PermissionConfig, SessionConfig
 from taor.agent.events import Event, ProcessingEnd, ToolCallEnd, ToolCallStart
-from taor.agent.hooks import Hooks
+from taor.agent.policy.hooks import Hooks
+from taor.agent.record.transcript import problems
 from taor.agent.session import Session
-from taor.agent.transcript import problems
 from taor.llm import RetryPolicy, connect
 from taor.testing import FakeProviderServer, RecordedRequest
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from taor.agent.events import SteeringInjected, ToolCallEnd, ToolCallStart
-from taor.agent.hooks import Hooks, ToolCallInfo
+from taor.agent.policy.hooks import Hooks, ToolCallInfo
 from taor.agent.session import Session
 from taor.env.local import LocalEnvironment
 from taor.testing import text, tool_calls

@@ -1,4 +1,4 @@
-"""Subagents (issue 5 §4): child sessions a session starts, runs and closes.
+"""Subagents: child sessions a session starts, runs and closes.
 
 ``SubagentManager`` owns a session's children (built by an injected ``ChildFactory`` from a
 ``ChildSpec``); ``subagent_tools`` gives the model ``spawn_agent``, ``send_input``, ``wait`` and
@@ -11,6 +11,7 @@ from taor.agent.subagents.manager import SubagentManager
 from taor.agent.subagents.records import (
     SUBAGENT_TOOL_NAMES,
     ChildFactory,
+    ChildSession,
     ChildSpec,
     SubagentResult,
     SubagentStatus,
@@ -29,6 +30,7 @@ from taor.agent.subagents.tools import (
 __all__ = [
     "SUBAGENT_TOOL_NAMES",
     "ChildFactory",
+    "ChildSession",
     "ChildSpec",
     "CloseAgentTool",
     "ScopedEnvironment",

@@ -25,10 +25,9 @@ from taor.agent.events import (
     UsageEvent,
     UserInput,
 )
-from taor.agent.subagents.records import SubagentResult, SubagentStatus
+from taor.agent.subagents.records import ChildSession, SubagentResult, SubagentStatus
 
 if TYPE_CHECKING:
-    from taor.agent.session import Session
     from taor.agent.subagents.manager import SubagentManager
 
 Publish = Callable[[Event], None]
@@ -48,7 +47,7 @@ class Child:
     def __init__(
         self,
         agent_id: str,
-        session: Session,
+        session: ChildSession,
         publish: Publish,
         subagents: SubagentManager | None,
     ) -> None:

@@ -1,4 +1,4 @@
-"""Fan-out (seed 003's coordinator mode): N children from a snapshot of the parent's
+"""Fan-out (a coordinator's mode of work): N children from a snapshot of the parent's
 conversation, their results gathered, the parent's budget shared among them.
 
 Budget: ``split_limits`` gives each of N children ``max_model_calls // N`` calls and
@@ -18,10 +18,10 @@ import dataclasses
 from collections.abc import Sequence
 
 from taor.agent.config import Limits
+from taor.agent.record.transcript import Transcript, repair
+from taor.agent.record.turns import AssistantTurn, Turn
 from taor.agent.subagents.manager import SubagentManager
 from taor.agent.subagents.records import SubagentResult
-from taor.agent.transcript import Transcript, repair
-from taor.agent.turns import AssistantTurn, Turn
 from taor.errors import SessionError
 
 

@@ -1,4 +1,4 @@
-"""``SubagentManager``: a session's children (issue 5 §4, spec notes B14).
+"""``SubagentManager``: a session's children.
 
 A parent session owns one manager. ``spawn`` builds a child ``Session`` through the injected
 ``ChildFactory`` (own history; the parent's environment, shared and optionally scoped to a
@@ -21,20 +21,16 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from taor.agent.config import Limits
-from taor.agent.decisions import Decision
 from taor.agent.events import Event
+from taor.agent.policy.decisions import Decision
+from taor.agent.record.turns import Turn
 from taor.agent.subagents.child import Child, Publish, tagged
-from taor.agent.subagents.records import ChildFactory, ChildSpec, SubagentResult
+from taor.agent.subagents.records import ChildFactory, ChildSession, ChildSpec, SubagentResult
 from taor.agent.subagents.scoped import child_environment
-from taor.agent.turns import Turn
 from taor.env.base import Environment
 from taor.errors import SessionError
-
-if TYPE_CHECKING:
-    from taor.agent.session import Session
 
 
 class SubagentManager:
@@ -111,7 +107,7 @@ class SubagentManager:
                 pass
         return child.result()
 
-    def session(self, agent_id: str) -> Session:
+    def session(self, agent_id: str) -> ChildSession:
         """The child's ``Session`` (its history, state and tools, for a host that looks)."""
         return self._child(agent_id).session
 

@@ -1,20 +1,22 @@
-"""The records of subagents: what a factory gets to build a child, and what a wait returns."""
+"""The records of subagents: what a factory gets to build a child, what the machinery uses of
+the child it builds (``ChildSession``, so that subagents need not import the session), and what
+a wait returns."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from taor.agent.config import Limits, SessionConfig
-from taor.agent.events import StopReason
-from taor.agent.turns import Turn
+from taor.agent.events import Event, StopReason
+from taor.agent.policy.decisions import Decision
+from taor.agent.record.turns import Turn
 from taor.env.base import Environment
 from taor.tools.base import Tool
 
 if TYPE_CHECKING:
-    from taor.agent.session import Session
     from taor.agent.subagents.manager import SubagentManager
 
 SubagentStatus = Literal["running", "completed", "failed", "cancelled"]
@@ -74,7 +76,31 @@ class ChildSpec:
         return [*kept, *subagent_tools(self.subagents)]
 
 
-ChildFactory = Callable[[ChildSpec], "Session"]
+class ChildSession(Protocol):
+    """What the subagent machinery uses of a child: a ``taor.agent.Session`` is one."""
+
+    @property
+    def state(self) -> str: ...
+
+    @property
+    def history(self) -> list[Turn]: ...
+
+    async def start(self) -> None: ...
+
+    async def close(self, reason: str = "closed") -> None: ...
+
+    def events(self) -> AsyncIterator[Event]: ...
+
+    def steer(self, text: str) -> None: ...
+
+    def follow_up(self, text: str) -> None: ...
+
+    def interrupt(self) -> None: ...
+
+    def decide(self, request_id: str, decision: Decision | str, message: str = "") -> None: ...
+
+
+ChildFactory = Callable[[ChildSpec], ChildSession]
 """Builds a child session from a spec: the parent's model (or ``spec.model``), profile,
 config (``spec.config(...)``), tools (``spec.tools(...)``), ``environment=spec.environment``,
 ``history=spec.history``, ``session_id`` of its choice. The manager starts and runs it."""

@@ -1,5 +1,5 @@
 """The subagent tools over a ``SubagentManager``: ``spawn_agent``, ``send_input``, ``wait``,
-``close_agent`` (spec notes B14). Their results are text for the model (the agent id, where it
+``close_agent``. Their results are text for the model (the agent id, where it
 stands, its output, success and turns used) with the same facts in ``metadata`` for the host.
 A refused call (depth limit, unknown id, a working directory outside the workspace) is an
 ``is_error`` result saying what to do instead.

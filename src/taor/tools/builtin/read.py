@@ -3,7 +3,7 @@
 All file access goes through ``context.environment`` (a ``taor.env.Environment``), so the path
 policy applies: a path that leaves the workspace is an ``is_error`` result, like any other
 ``EnvError``. The model gets text cut by ``taor.tools.truncation``; when anything was cut, the
-untruncated text goes to the host in ``metadata["full_output"]`` (DESIGN invariant 5).
+untruncated text goes to the host in ``metadata["full_output"]``.
 """
 
 from __future__ import annotations

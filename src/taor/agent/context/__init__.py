@@ -1,0 +1,8 @@
+"""What the model sees and what it costs: the system prompt, token and usage ledgers, compaction.
+
+``prompt`` builds the system prompt (profile text, environment facts, project instructions) and
+keeps it byte-stable for prompt caching; ``ledger`` estimates tokens (calibrated on what the
+provider reports) and adds up usage and cost; ``compaction`` shrinks what is sent when the window
+fills, and ``compact_step`` decides when a session compacts and what its host sees; ``metered``
+counts the model calls compaction makes.
+"""

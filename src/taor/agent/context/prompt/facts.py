@@ -1,0 +1,84 @@
+"""``EnvironmentFacts``: what the environment block says, gathered once per session.
+
+Everything comes through the ``Environment`` (a ``MemoryEnvironment`` or a sandbox answers for
+itself; the host OS is never asked directly), except the date, which the caller injects (a
+session passes its clock's date). ``render_environment`` turns the facts into the
+``<environment>`` block; the same facts always render to the same bytes.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+
+from taor.agent.context.prompt.git import GIT_TIMEOUT, GitSnapshot, git_snapshot
+from taor.env.base import Environment
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class EnvironmentFacts:
+    """The working directory, platform, date and model, and the git snapshot (None outside git)."""
+
+    working_directory: str
+    platform: str
+    os_version: str
+    date: datetime.date
+    model: str
+    knowledge_cutoff: str | None = None
+    git: GitSnapshot | None = None
+
+    @property
+    def is_git_repository(self) -> bool:
+        return self.git is not None
+
+
+async def gather_facts(
+    env: Environment,
+    *,
+    model: str,
+    today: datetime.date,
+    knowledge_cutoff: str | None = None,
+    git_timeout: float = GIT_TIMEOUT,
+) -> EnvironmentFacts:
+    """Ask ``env`` for its facts and run the git snapshot (never raises for a git failure)."""
+    return EnvironmentFacts(
+        working_directory=env.working_directory(),
+        platform=env.platform(),
+        os_version=env.os_version(),
+        date=today,
+        model=model,
+        knowledge_cutoff=knowledge_cutoff,
+        git=await git_snapshot(env, timeout=git_timeout),
+    )
+
+
+def _git_lines(git: GitSnapshot, working_directory: str) -> list[str]:
+    lines = [f"Git branch: {git.branch or '(unknown)'}"]
+    if git.root != working_directory:
+        lines.append(f"Git root: {git.root}")
+    if git.modified is not None and git.untracked is not None:
+        counts = f"{git.modified} modified, {git.untracked} untracked"
+        lines.append(f"Git status: {'clean' if git.modified + git.untracked == 0 else counts}")
+    if git.commits:
+        lines.append("Recent commits:")
+        lines.extend(f"  {commit}" for commit in git.commits)
+    return lines
+
+
+def render_environment(facts: EnvironmentFacts) -> str:
+    """The ``<environment>`` block, one ``Name: value`` line per fact."""
+    lines = [
+        f"Working directory: {facts.working_directory}",
+        f"Is git repository: {'yes' if facts.git else 'no'}",
+    ]
+    if facts.git is not None:
+        lines.extend(_git_lines(facts.git, facts.working_directory))
+    lines += [
+        f"Platform: {facts.platform}",
+        f"OS version: {facts.os_version}",
+        f"Today's date: {facts.date.isoformat()}",
+        f"Model: {facts.model}",
+    ]
+    if facts.knowledge_cutoff:
+        lines.append(f"Knowledge cutoff: {facts.knowledge_cutoff}")
+    return "<environment>\n" + "\n".join(lines) + "\n</environment>"

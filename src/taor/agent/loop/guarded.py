@@ -1,0 +1,179 @@
+"""A tool call behind its guards: validation, ``before_tool`` hooks, permission, timeout,
+``after_tool`` hooks. Whatever goes wrong becomes an ``is_error`` output;
+a hook that raises also produces an ``error`` event."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from taor.agent.events import ErrorEvent, Event, PermissionDecision, PermissionRequest
+from taor.agent.loop.call_summary import summarize_call
+from taor.agent.policy.decisions import Decision, as_decision
+from taor.agent.policy.hooks import (
+    AnswerCall,
+    DenyCall,
+    HookFailure,
+    ToolCallInfo,
+    run_after_tool,
+    run_before_tool,
+)
+from taor.agent.runtime import CanUseTool, Runtime
+from taor.llm.types import ToolCallPart
+from taor.tools.base import ToolContext, ToolOutput
+from taor.tools.registry import Prepared
+
+Emit = Callable[[Event], None]
+
+
+async def guarded_output(
+    rt: Runtime, call: ToolCallPart, emit: Emit, on_output: Callable[[str], None]
+) -> ToolOutput:
+    prepared = rt.tools.prepare(call)
+    if isinstance(prepared, ToolOutput):
+        return prepared
+    info = ToolCallInfo(call_id=call.id, name=call.name, arguments=prepared.arguments)
+    before = await run_before_tool(rt.hooks, info)
+    if isinstance(before, HookFailure):
+        return _hook_failed(before, emit)
+    if isinstance(before, AnswerCall):
+        return before.output
+    if isinstance(before, DenyCall):
+        return ToolOutput.error(f"{call.name} was not run: {before.message}")
+    if before.arguments is not prepared.arguments:
+        prepared = rt.tools.revalidate(prepared, dict(before.arguments))
+        if isinstance(prepared, ToolOutput):
+            return prepared
+        info = before
+    denied = await _permission(rt, prepared, emit)
+    if denied is not None:
+        return denied
+    output = await _execute(rt, prepared, on_output)
+    after = await run_after_tool(rt.hooks, info, output)
+    if isinstance(after, HookFailure):
+        return _hook_failed(after, emit)
+    return after
+
+
+def _hook_failed(failure: HookFailure, emit: Emit) -> ToolOutput:
+    emit(ErrorEvent(message=failure.message, error_type=type(failure.error).__name__))
+    return failure.output()
+
+
+async def _execute(rt: Runtime, prepared: Prepared, on_output: Callable[[str], None]) -> ToolOutput:
+    context = ToolContext(
+        environment=rt.environment,
+        on_output=on_output,
+        call_id=prepared.call.id,
+        output_dir=rt.output_dir(),
+    )
+    limit = rt.config.tool_timeout
+    if not limit:
+        return await rt.tools.invoke(prepared, context)
+    try:
+        async with asyncio.timeout(limit):
+            return await rt.tools.invoke(prepared, context)
+    except TimeoutError:
+        return ToolOutput.error(
+            f"Tool {prepared.call.name} did not finish within {limit:g} seconds and was stopped."
+        )
+
+
+async def _permission(rt: Runtime, prepared: Prepared, emit: Emit) -> ToolOutput | None:
+    """None when the call may run; else the error output that tells the model it was denied."""
+    call, arguments = prepared.call, dict(prepared.arguments)
+    verdict = rt.permissions.decide(
+        call.name, executor_view(prepared.tool, arguments), read_only=prepared.tool.read_only
+    )
+    if verdict.decision == "allow":
+        return None
+    source: str = verdict.source
+    if verdict.decision == "deny":
+        decision = Decision.deny(verdict.reason)
+    else:
+        view = executor_view(prepared.tool, arguments)
+        decision, source = await _ask(rt, call, arguments, view, verdict.reason, emit)
+    if decision.kind == "allow_always":
+        rt.permissions.allow_always(call.name, executor_view(prepared.tool, arguments))
+    emit(
+        PermissionDecision(
+            call_id=call.id,
+            name=call.name,
+            decision=decision.kind,
+            source=source,
+            message=decision.message,
+        )
+    )
+    if decision.allows:
+        return None
+    reason = decision.message or "the user did not allow it"
+    return ToolOutput.error(f"Permission denied for {call.name}: {reason}")
+
+
+def executor_view(tool: object, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """A profile's tool names its arguments its family's way (``file_path``); permission rules
+    and summaries read taor's names (``path``): the arguments translated, when they can be."""
+    translate = getattr(tool, "executor_arguments", None)
+    if callable(translate):
+        try:
+            return dict(translate(arguments))
+        except Exception:  # arguments the validator will refuse anyway
+            pass
+    return dict(arguments)
+
+
+async def _ask(
+    rt: Runtime,
+    call: ToolCallPart,
+    arguments: Mapping[str, Any],
+    view: Mapping[str, Any],
+    reason: str,
+    emit: Emit,
+) -> tuple[Decision, str]:
+    settings = rt.config.permissions
+    if rt.can_use_tool is not None:
+        return await _ask_callback(rt.can_use_tool, call, arguments, emit), "callback"
+    headless = Decision(
+        kind="allow" if settings.headless == "allow" else "deny",
+        message=""
+        if settings.headless == "allow"
+        else "no one was there to allow it "
+        "(headless session); do without it or ask the user to allow it",
+    )
+    if not settings.interactive:
+        return headless, "default"
+    request_id = f"perm_{call.id}"
+    future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+    rt.permission_waiters[request_id] = future
+    rt.state = "awaiting_permission"
+    emit(
+        PermissionRequest(
+            request_id=request_id,
+            call_id=call.id,
+            name=call.name,
+            arguments=arguments,
+            summary=summarize_call(call.name, view),
+            reason=reason,
+        )
+    )
+    try:
+        async with asyncio.timeout(settings.timeout or None):
+            return await future, "host"
+    except TimeoutError:
+        return headless, "default"
+    finally:
+        rt.permission_waiters.pop(request_id, None)
+        rt.state = "running"
+
+
+async def _ask_callback(
+    callback: CanUseTool, call: ToolCallPart, arguments: Mapping[str, Any], emit: Emit
+) -> Decision:
+    """The callback's answer; one that raises (or answers nonsense) is reported and denies."""
+    try:
+        return as_decision(await callback(call.name, dict(arguments)))
+    except Exception as error:
+        message = f"The can_use_tool callback failed: {type(error).__name__}: {error}"
+        emit(ErrorEvent(message=message, error_type=type(error).__name__))
+        return Decision.deny(f"{message}; the call was not allowed")

@@ -1,0 +1,201 @@
+"""The steps of the turn loop other than the model call and the tool round."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import AsyncIterator, Sequence
+
+from taor.agent.events import (
+    ErrorEvent,
+    Event,
+    Interrupted,
+    LoopDetection,
+    SystemPromptChanged,
+    ToolCallEnd,
+    TurnLimit,
+    UserInput,
+    WarningEvent,
+)
+from taor.agent.loop.deadline import Deadline
+from taor.agent.loop.model_call import Streamed, record_partial, record_response, stream_response
+from taor.agent.policy.hooks import HookFailure, run_stop, run_user_prompt
+from taor.agent.record.transcript import synthetic_result
+from taor.agent.record.turns import NoticeTurn, ToolResultsTurn, UserTurn
+from taor.agent.runtime import Runtime
+from taor.errors import AuthenticationError, ContextLengthError, ProviderError
+from taor.llm.types import TextPart, ToolCallPart, ToolChoice, ToolResultPart
+
+LIMIT_SUMMARY = (
+    "{message} Do not call any tools. In a few short paragraphs, summarize for the user what "
+    "has been done so far, what remains to be done, and how to continue."
+)
+
+
+async def begin(rt: Runtime, cycle: int, prompt: str) -> list[Event]:
+    """The input as a user turn (after the prompt hooks), then any queued steering."""
+    rt.loops.reset()
+    rt.running_calls.clear()
+    events: list[Event] = []
+    changed = await run_user_prompt(rt.hooks, prompt)
+    if isinstance(changed, HookFailure):
+        events.append(_hook_error(changed))
+    else:
+        prompt = changed
+    if rt.prompt is not None and await rt.prompt.refresh_if_changed():
+        events.append(SystemPromptChanged(reason="a project instruction file changed"))
+    await rt.append(UserTurn(content=(TextPart(text=prompt),)))
+    events.append(UserInput(text=prompt, cycle=cycle))
+    events.extend(await rt.drain_steering())
+    return events
+
+
+async def after_limit(rt: Runtime, limit: TurnLimit, streamed: Streamed) -> AsyncIterator[Event]:
+    """Report the limit; then, unless switched off, ask for a last text-only summary (left in
+    ``streamed``: it is the cycle's final text), bounded by ``summary_tokens`` and
+    ``summary_time`` and stopped by an interrupt like any other model call."""
+    yield limit
+    limits = rt.config.limits
+    if not limits.summary_on_limit:
+        return
+    yield await rt.inject(LIMIT_SUMMARY.format(message=limit.message), "limit")
+    request = rt.request(tool_choice=ToolChoice(mode="none"))
+    if limits.summary_tokens:
+        tokens = min(request.max_tokens or limits.summary_tokens, limits.summary_tokens)
+        request = dataclasses.replace(request, max_tokens=tokens)
+    deadline = Deadline.arm(rt, limits.summary_time)
+    try:
+        try:
+            async for event in stream_response(rt, request, streamed):
+                yield event
+        finally:
+            deadline.cancel()
+    except asyncio.CancelledError:
+        if rt.stopping is None:
+            raise
+        for event in await _summary_cut(rt, streamed, timed_out=deadline.fired):
+            yield event
+        return
+    except ProviderError as error:
+        if isinstance(error, AuthenticationError):
+            raise  # the key is bad: the session closes, as for any other call
+        yield WarningEvent(message=f"The summary after the limit failed: {error}", code="limit")
+        await rt.append(NoticeTurn(text=f"summary after the limit failed: {error}"))
+        return
+    assert streamed.response is not None
+    for event in await record_response(rt, streamed.response):
+        yield event
+    await settle_pending(rt, {}, "cancelled")  # a model that called tools anyway
+
+
+async def _summary_cut(rt: Runtime, streamed: Streamed, *, timed_out: bool) -> list[Event]:
+    """The summary stopped by its time bound or by the host: keep what it said."""
+    _uncancel()
+    events: list[Event] = []
+    partial = await record_partial(rt, streamed)
+    if partial is not None:
+        events.append(partial)
+    if timed_out:
+        seconds = rt.config.limits.summary_time
+        message = f"The summary after the limit was cut off after {seconds:g} seconds."
+        events.append(WarningEvent(message=message, code="limit"))
+        return events
+    reason = _stop_notice(rt.stopping)
+    await rt.append(NoticeTurn(text=reason))
+    events.append(Interrupted(reason=reason))
+    return events
+
+
+async def stop_hook(rt: Runtime, text: str) -> Event | None:
+    """A steering event when an ``on_stop`` hook asks the loop to go on; else None."""
+    more = await run_stop(rt.hooks, text)
+    if isinstance(more, HookFailure):
+        return _hook_error(more)  # reported; the cycle ends as it would have
+    if more is None:
+        return None
+    return await rt.inject(more, "hook")
+
+
+async def check_loops(rt: Runtime, calls: Sequence[ToolCallPart]) -> LoopDetection | None:
+    """Record the round's calls; the loop detection a hit reports (the loop then steers the
+    model away from a first hit, or stops the cycle)."""
+    found = None
+    for call in calls:
+        verdict = rt.loops.record(call)
+        if verdict is not None and (found is None or verdict.kind == "stop"):
+            found = verdict
+    if found is None:
+        return None
+    return LoopDetection(
+        message=found.message, cycle_length=found.cycle_length, stopped=found.kind == "stop"
+    )
+
+
+async def finish_interrupted(
+    rt: Runtime, streamed: Streamed, results: dict[str, ToolResultPart]
+) -> list[Event]:
+    """After an interrupt, a close or the wall-time deadline (``rt.stopping`` says which):
+    partial text kept, pending calls answered, notice written."""
+    _uncancel()
+    events: list[Event] = []
+    if streamed.response is None and streamed.assembler is not None:
+        partial = await record_partial(rt, streamed)
+        if partial is not None:
+            events.append(partial)
+    why = "time_limit" if rt.stopping == "turn_limit" else "interrupted"
+    await settle_pending(rt, results, why)
+    for call_id, name in rt.running_calls.items():  # started, cut off: the host sees them end
+        text = synthetic_result(call_id, name, why).text
+        events.append(ToolCallEnd(call_id=call_id, name=name, output=text, is_error=True))
+    rt.running_calls.clear()
+    reason = _stop_notice(rt.stopping)
+    await rt.append(NoticeTurn(text=reason))
+    if rt.stopping != "turn_limit":  # the deadline is reported by its turn_limit event
+        events.append(Interrupted(reason=reason))
+    return events
+
+
+def _stop_notice(stopping: str | None) -> str:
+    return {
+        "interrupted": "interrupted by the host",
+        "turn_limit": "stopped at the time limit",
+    }.get(stopping or "", "session closed")
+
+
+def _uncancel() -> None:
+    """The cancellation that stopped the step has been dealt with: the cycle goes on to end."""
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()
+
+
+async def settle_pending(rt: Runtime, results: dict[str, ToolResultPart], why: str) -> None:
+    """Give every call of the last assistant turn that has no result one, in call order."""
+    pending = rt.transcript.pending_calls()
+    if not pending:
+        return
+    answered = tuple(
+        results.get(call_id) or synthetic_result(call_id, name, why) for call_id, name in pending
+    )
+    await rt.append(ToolResultsTurn(results=answered))
+
+
+def failure_events(error: ProviderError) -> list[Event]:
+    """A model call failed for good: an error (fatal for authentication), and advice."""
+    fatal = isinstance(error, AuthenticationError)
+    events: list[Event] = [
+        ErrorEvent(message=str(error), error_type=type(error).__name__, fatal=fatal)
+    ]
+    if isinstance(error, ContextLengthError):
+        events.append(
+            WarningEvent(
+                message="The conversation no longer fits the model's context window. Compact "
+                "it, or start a new session with a summary of this one.",
+                code="context_length",
+            )
+        )
+    return events
+
+
+def _hook_error(failure: HookFailure) -> ErrorEvent:
+    return ErrorEvent(message=failure.message, error_type=type(failure.error).__name__)

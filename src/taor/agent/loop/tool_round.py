@@ -1,0 +1,133 @@
+"""One round of tool calls: permission, hooks, execution, truncation, events.
+
+Calls are grouped in call order: consecutive read-only calls run concurrently, a call that
+writes runs alone, so a read after a write sees it. Every call ends with exactly one result in
+``results`` (by call id); the loop appends them in call order. Events of concurrent calls go
+through one queue, so the round is still one stream of events.
+
+Per call: ``tool_call_start``; look up and validate (an error result when that fails); the
+``before_tool`` hooks; the permission policy (and, when it asks, the host or ``can_use_tool``);
+the tool, with ``config.tool_timeout``; the ``after_tool`` hooks; then ``tool_call_end`` with the
+whole output, while the model gets it truncated. Nothing a tool or hook does raises out of
+here; cancellation (an interrupt) propagates after the calls' tasks are stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+
+from taor.agent.events import ErrorEvent, Event, ToolCallEnd, ToolCallOutputDelta, ToolCallStart
+from taor.agent.loop.call_summary import summarize_call
+from taor.agent.loop.guarded import executor_view, guarded_output
+from taor.agent.runtime import Runtime
+from taor.llm.types import ImagePart, TextPart, ToolCallPart, ToolResultPart
+from taor.tools import truncation
+from taor.tools.base import ToolOutput
+
+Emit = Callable[[Event], None]
+_DONE = None
+_LIFTED = ("full_output", "output_file")  # metadata that tool_call_end carries as fields
+
+
+def _batches(rt: Runtime, calls: Sequence[ToolCallPart]) -> list[list[ToolCallPart]]:
+    """Consecutive read-only calls together; every other call alone; call order kept."""
+    batches: list[list[ToolCallPart]] = []
+    previous_read_only = False
+    for call in calls:
+        tool = rt.tools.get(call.name)
+        read_only = tool is not None and tool.read_only
+        if read_only and previous_read_only:
+            batches[-1].append(call)
+        else:
+            batches.append([call])
+        previous_read_only = read_only
+    return batches
+
+
+async def run_round(
+    rt: Runtime, calls: Sequence[ToolCallPart], results: dict[str, ToolResultPart]
+) -> AsyncIterator[Event]:
+    queue: asyncio.Queue[Event | None] = asyncio.Queue()
+    for batch in _batches(rt, calls):
+        tasks = [
+            asyncio.create_task(_run_call(rt, call, queue.put_nowait, results)) for call in batch
+        ]
+        for task in tasks:
+            task.add_done_callback(lambda _: queue.put_nowait(_DONE))
+        try:
+            remaining = len(tasks)
+            while remaining:
+                event = await queue.get()
+                if event is _DONE:
+                    remaining -= 1
+                else:
+                    yield event
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for task in tasks:
+            if not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]  # a bug in taor, not in a tool
+
+
+async def _run_call(
+    rt: Runtime, call: ToolCallPart, emit: Emit, results: dict[str, ToolResultPart]
+) -> None:
+    emit(
+        ToolCallStart(
+            call_id=call.id,
+            name=call.name,
+            arguments=call.arguments,
+            summary=summarize_call(
+                call.name, executor_view(rt.tools.get(call.name), call.arguments)
+            ),
+        )
+    )
+    started = time.monotonic()
+    rt.running_calls[call.id] = call.name
+
+    def on_output(chunk: str) -> None:
+        emit(ToolCallOutputDelta(call_id=call.id, delta=chunk))
+
+    try:
+        output = await guarded_output(rt, call, emit, on_output)
+    except Exception as error:  # a bug in taor or a host callback: the call still ends
+        emit(
+            ErrorEvent(
+                message=f"Internal error in {call.name}: {error!r}", error_type=type(error).__name__
+            )
+        )
+        output = ToolOutput.error(f"Tool {call.name} failed inside taor ({type(error).__name__}).")
+    full = output.metadata.get("full_output", output.text)
+    spilled = output.metadata.get("output_file")
+    results[call.id] = _model_result(rt, call, output)
+    del rt.running_calls[call.id]
+    emit(
+        ToolCallEnd(
+            call_id=call.id,
+            name=call.name,
+            output=str(full),
+            is_error=output.is_error,
+            duration=time.monotonic() - started,
+            metadata={k: v for k, v in output.metadata.items() if k not in _LIFTED},
+            output_file=str(spilled) if spilled else None,
+        )
+    )
+
+
+def _model_result(rt: Runtime, call: ToolCallPart, output: ToolOutput) -> ToolResultPart:
+    """What the model gets: the text truncated to the tool's limits, then any images. A tool
+    that cut its own output (the whole of it in ``full_output``) to these limits is not cut
+    again: a second line pass would drop its marker (the header line pushes it over)."""
+    limits = rt.output_limits(call.name)
+    text = output.text
+    if "full_output" not in output.metadata or limits != truncation.limits_for(call.name):
+        text = truncation.truncate(text, limits).text
+    images = tuple(part for part in output.content if isinstance(part, ImagePart))
+    content = ((TextPart(text=text),) if text or not images else ()) + images
+    return ToolResultPart(
+        call_id=call.id, content=content, is_error=output.is_error, name=call.name
+    )

@@ -1,0 +1,49 @@
+"""Starting a recorded session and reopening one from its JSONL transcript.
+
+Reopening repairs what a crash can leave behind: an assistant turn whose tool calls never got
+results (the process died mid-round) gets ``interrupted`` results, written to the file as well,
+so the session continues from a valid transcript and the file stays readable by anyone.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from taor.agent.record.store import JsonlTranscriptStore, TranscriptHeader
+from taor.agent.record.transcript import problems, repair
+from taor.agent.record.turns import NoticeTurn, Turn
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Reopened:
+    store: JsonlTranscriptStore
+    header: TranscriptHeader
+    turns: list[Turn]
+    notes: tuple[str, ...]  # what was skipped or repaired, for a warning
+
+
+def create_store(
+    path: str | os.PathLike[str], *, session_id: str, provider: str, model: str
+) -> JsonlTranscriptStore:
+    store = JsonlTranscriptStore(path)
+    store.create(TranscriptHeader(session_id=session_id, provider=provider, model=model))
+    return store
+
+
+def reopen(path: str | os.PathLike[str]) -> Reopened:
+    store = JsonlTranscriptStore(path)
+    loaded = store.open()
+    turns = list(loaded.turns)
+    notes = list(loaded.skipped)
+    found = problems(turns)
+    if found:
+        fixed = repair(turns, "interrupted")
+        if fixed[: len(turns)] == turns:
+            for turn in fixed[len(turns) :]:
+                store.append_sync(turn)
+        else:
+            store.append_sync(NoticeTurn(text="repaired on load: " + "; ".join(found)))
+        notes.append("repaired: " + "; ".join(found))
+        turns = fixed
+    return Reopened(store=store, header=loaded.header, turns=turns, notes=tuple(notes))

@@ -1,0 +1,76 @@
+"""The turns of a transcript: the single record of a session.
+
+Requests are derived from turns (``taor.agent.record.transcript.to_messages``), never kept beside them.
+
+- ``UserTurn``: what the user submitted (text, images).
+- ``AssistantTurn``: one model response as received, with its opaque provider state (thinking
+  signatures, reasoning items), its usage and why it finished. ``partial`` marks a response cut
+  short by an interrupt: it keeps the text that arrived and no tool calls.
+- ``ToolResultsTurn``: exactly one result per tool call of the assistant turn before it, in call
+  order (the validator checks it); results are what the model saw (truncated).
+- ``SteeringTurn``: a message for the model between rounds: from the host (``steer``), from
+  loop detection, from a hook, or the request for a last summary at a limit. Sent as user text.
+- ``NoticeTurn``: something that happened, for people reading the transcript (an interrupt, a
+  compaction, a model switch). Not sent to the model.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+from taor.llm.types import ImagePart, Message, TextPart, ToolResultPart, Usage
+
+SteeringSource = Literal["user", "loop_detection", "hook", "limit"]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class UserTurn:
+    kind: Literal["user"] = "user"
+    content: tuple[TextPart | ImagePart, ...]
+    timestamp: float = field(default_factory=time.time)
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.content if isinstance(p, TextPart))
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AssistantTurn:
+    kind: Literal["assistant"] = "assistant"
+    message: Message
+    usage: Usage = field(default_factory=Usage)
+    response_id: str | None = None
+    provider: str = ""
+    model: str = ""
+    finish: str = "stop"
+    partial: bool = False
+    timestamp: float = field(default_factory=time.time)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolResultsTurn:
+    kind: Literal["tool_results"] = "tool_results"
+    results: tuple[ToolResultPart, ...]
+    timestamp: float = field(default_factory=time.time)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SteeringTurn:
+    kind: Literal["steering"] = "steering"
+    text: str
+    source: SteeringSource = "user"
+    timestamp: float = field(default_factory=time.time)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class NoticeTurn:
+    kind: Literal["notice"] = "notice"
+    text: str
+    timestamp: float = field(default_factory=time.time)
+
+
+Turn: TypeAlias = UserTurn | AssistantTurn | ToolResultsTurn | SteeringTurn | NoticeTurn
+
+TURN_TYPES: tuple[type[Turn], ...] = Turn.__args__
