@@ -2,7 +2,7 @@
 
 One task takes inputs from the queue and runs each through the turn loop in a task of its own
 (``current``), publishing every event to the channel. ``interrupt`` cancels that task with
-``rt.stopping`` set, which the loop turns into a clean end (partial text, synthetic results,
+``rt.cycle.stopping`` set, which the loop turns into a clean end (partial text, synthetic results,
 ``interrupted``, ``processing_end``); an input interrupted before its first step is recorded as a
 user turn, then ends with those two events. ``close`` drops queued inputs, stops the current
 cycle, waits for the driver, releases the session's resources and publishes ``session_end``; an
@@ -72,10 +72,10 @@ class Driver:
         if current is None and self._queue and self._task and not self._task.done():
             self._interrupt_next = True
             return
-        if current is None or current.done() or self._rt.stopping is not None:
+        if current is None or current.done() or self._rt.cycle.stopping is not None:
             self._channel.publish(Interrupted(reason="nothing to interrupt"))
             return
-        self._rt.stopping = "interrupted"
+        self._rt.cycle.stopping = "interrupted"
         current.cancel()
 
     async def close(self, reason: str) -> None:
@@ -91,7 +91,8 @@ class Driver:
                 await self._between_cycles()
                 continue
             cycle, text = self._queue.popleft()
-            self._rt.state, self._rt.stopping = "running", None
+            self._rt.busy = True
+            self._rt.new_cycle()
             recorded = len(self._rt.transcript.turns)
             self._current = asyncio.create_task(self._run_cycle(cycle, text))
             if self._interrupt_next:
@@ -101,16 +102,16 @@ class Driver:
             if self._ended != cycle:  # cancelled before its first step: nothing went out
                 await self._end_unstarted(cycle, text, recorded)
             self._current = None
-            self._rt.state = "idle"
-            if isinstance(self._rt.failure, AuthenticationError) and self._closing is None:
+            self._rt.busy = bool(self._queue)
+            if isinstance(self._rt.cycle.failure, AuthenticationError) and self._closing is None:
                 self._closing = asyncio.create_task(self._shutdown("authentication failed"))
                 return
 
     async def _between_cycles(self) -> None:
-        self._rt.stopping = None
+        self._rt.new_cycle()
         self._current = asyncio.create_task(self._publish_all(run_requested(self._rt)))
         await asyncio.wait([self._current])
-        self._current, self._rt.stopping = None, None
+        self._current = None
         self._settle_state()
 
     async def _publish_all(self, events: AsyncGenerator[Event, None]) -> None:
@@ -130,7 +131,7 @@ class Driver:
         """The events of a cycle stopped before the loop ran (or that ended without them). The
         input is still recorded, unless the loop got as far as recording it (``recorded``: the
         number of turns before the cycle): whatever was submitted is in the transcript."""
-        stop = self._rt.stopping
+        stop = self._rt.cycle.stopping
         if len(self._rt.transcript.turns) == recorded:
             await self._rt.append(UserTurn(content=(TextPart(text=text),)))
             self._channel.publish(UserInput(text=text, cycle=cycle))
@@ -143,7 +144,7 @@ class Driver:
     def _settle_state(self) -> None:
         """Before ``processing_end`` goes out, so a host that reads ``state`` on it sees
         ``idle`` (or ``running`` when another input is queued)."""
-        self._rt.state = "running" if self._queue and not self.closed else "idle"
+        self._rt.busy = bool(self._queue) and not self.closed
 
     async def _shutdown(self, reason: str) -> None:
         self.closed = True
@@ -152,7 +153,7 @@ class Driver:
         self._queue.clear()
         current = self._current
         if current is not None and not current.done():
-            self._rt.stopping = self._rt.stopping or "closed"
+            self._rt.cycle.stopping = self._rt.cycle.stopping or "closed"
             current.cancel()
         task = self._task
         if task is not None and task is not asyncio.current_task():

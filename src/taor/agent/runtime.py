@@ -16,7 +16,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from taor.agent.config import SessionConfig
 from taor.agent.context.ledger import TokenLedger, UsageLedger
@@ -38,17 +38,32 @@ from taor.tools.registry import ToolRegistry
 CanUseTool = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
 
-@dataclass(kw_only=True, slots=True)
-class CycleCounters:
-    """What the limits of one input count."""
+SessionState = Literal["idle", "running", "awaiting_permission", "compacting", "closed"]
 
-    started: float
+
+@dataclass(kw_only=True, slots=True)
+class Cycle:
+    """What lives for one input (or one compaction between inputs); the driver starts a new
+    one each time. ``started``, ``rounds`` and ``calls`` are what the limits count;
+    ``running_calls`` the tool calls started and not ended (id -> name); ``stopping`` is set by
+    an interrupt, a close or the wall-time deadline just before they cancel the cycle's task;
+    ``failure`` is the provider error that ended it."""
+
+    started: float = 0.0
     rounds: int = 0
     calls: int = 0
+    running_calls: dict[str, str] = field(default_factory=dict)
+    stopping: StopReason | None = None
+    failure: ProviderError | None = None
 
 
 @dataclass(kw_only=True)
 class Runtime:
+    """What lives for the whole session (``cycle`` is the current input's). ``state`` is
+    derived from three facts, each with one owner: ``busy`` (the driver: an input is running or
+    queued), ``compacting`` (the compaction step) and ``permission_waiters`` (the permission
+    step, while the host is asked)."""
+
     session_id: str
     model: Model
     environment: Any
@@ -61,24 +76,35 @@ class Runtime:
     can_use_tool: CanUseTool | None = None
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     clock: Callable[[], float] = time.monotonic
-    steering: deque[str] = field(default_factory=deque)
-    model_calls: int = 0
-    state: str = "idle"
-    stopping: StopReason | None = None  # set by interrupt() / close() before cancelling
-    failure: ProviderError | None = None  # the error that ended the last cycle
-    last_estimate: int = 0
-    running_calls: dict[str, str] = field(default_factory=dict)
-    prompt: SystemPrompt | None = None  # id -> name, started, not ended
+    prompt: SystemPrompt | None = None
+    cycle: Cycle = field(default_factory=Cycle)
+    busy: bool = False
+    compacting: bool = False
     permission_waiters: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
+    steering: deque[str] = field(default_factory=deque)
     compaction_requests: list[str] = field(default_factory=list)  # Session.compact focuses
+    compaction_floor: int = 0  # no threshold compaction below this estimate (see compact_step)
+    model_calls: int = 0
+    last_estimate: int = 0
     scratch_dir: Path = field(  # output_dir() without a JSONL store; created when first used
         default_factory=lambda: Path(tempfile.gettempdir()) / f"taor-outputs-{uuid.uuid4().hex}"
     )
-    compaction_floor: int = 0  # no threshold compaction below this estimate (see compact_step)
     usage: UsageLedger = field(init=False)
     tokens: TokenLedger = field(init=False)
     loops: LoopDetector = field(init=False)
     permissions: PermissionPolicy = field(init=False)
+
+    @property
+    def state(self) -> SessionState:
+        if self.permission_waiters:
+            return "awaiting_permission"
+        if self.compacting:
+            return "compacting"
+        return "running" if self.busy else "idle"
+
+    def new_cycle(self) -> Cycle:
+        self.cycle = Cycle(started=self.clock())
+        return self.cycle
 
     def __post_init__(self) -> None:
         self.usage = UsageLedger(self.catalog, self.model.provider, self.model.model_id)
@@ -168,14 +194,14 @@ class Runtime:
             return path.with_name(f"{path.stem}.outputs")
         return self.scratch_dir
 
-    def limit_reached(self, counters: CycleCounters) -> TurnLimit | None:
+    def limit_reached(self) -> TurnLimit | None:
         """The first limit the next model call would break, as the event that reports it."""
         limits = self.config.limits
         checks: list[tuple[Any, float, float]] = [
             ("model_calls", limits.max_model_calls, self.model_calls),
-            ("tool_rounds", limits.max_tool_rounds, counters.rounds),
-            ("tool_calls", limits.max_tool_calls, counters.calls),
-            ("wall_time", limits.max_wall_time, self.clock() - counters.started),
+            ("tool_rounds", limits.max_tool_rounds, self.cycle.rounds),
+            ("tool_calls", limits.max_tool_calls, self.cycle.calls),
+            ("wall_time", limits.max_wall_time, self.clock() - self.cycle.started),
             ("cost", limits.max_cost, self.usage.known_cost),
         ]
         for name, limit, value in checks:
@@ -183,10 +209,10 @@ class Runtime:
                 return _limit_event(name, limit, value)
         return None
 
-    def wall_time_limit(self, counters: CycleCounters) -> TurnLimit:
+    def wall_time_limit(self) -> TurnLimit:
         """The event for the wall-time deadline, which passed while a step was in flight."""
         limit = self.config.limits.max_wall_time
-        return _limit_event("wall_time", limit, max(limit, self.clock() - counters.started))
+        return _limit_event("wall_time", limit, max(limit, self.clock() - self.cycle.started))
 
     def output_limits(self, name: str) -> truncation.Limits:
         default = truncation.limits_for(name)

@@ -44,7 +44,7 @@ from taor.agent.record.store import TranscriptStore
 from taor.agent.record.transcript import Transcript
 from taor.agent.record.turns import Turn
 from taor.agent.result import ResultBuilder, RunResult
-from taor.agent.runtime import CanUseTool, Runtime
+from taor.agent.runtime import CanUseTool, Runtime, SessionState
 from taor.agent.setup import (
     ProfileChoice,
     prompt_settings,
@@ -138,7 +138,7 @@ class Session:
     # --- facts ---
 
     @property
-    def state(self) -> str:
+    def state(self) -> SessionState:
         return "closed" if self._driver.closed else self._rt.state
 
     @property
@@ -211,7 +211,7 @@ class Session:
         async for event in self.submit(text):
             if not event.agent_id:  # not a child's
                 builder.feed(event)
-        failure = self._rt.failure
+        failure = self._rt.cycle.failure
         if isinstance(failure, AuthenticationError):
             await self.close("authentication failed")  # the driver is closing it: wait for that
             raise failure

@@ -52,12 +52,14 @@ async def run_requested(rt: Runtime) -> AsyncGenerator[Event, None]:
         async for event in compact(rt, "request", focus=take_focus(rt)):
             yield event
     except asyncio.CancelledError:
-        if rt.stopping is None:
+        if rt.cycle.stopping is None:
             raise
         task = asyncio.current_task()
         if task is not None:
             task.uncancel()
-        reason = "interrupted by the host" if rt.stopping == "interrupted" else "session closed"
+        reason = (
+            "interrupted by the host" if rt.cycle.stopping == "interrupted" else "session closed"
+        )
         yield Interrupted(reason=reason)
         yield WarningEvent(
             message=f"Compaction stopped ({reason}); nothing changed.", code="compaction"
@@ -70,7 +72,7 @@ async def compact(
     rt: Runtime, trigger: Trigger, *, focus: str | None = None
 ) -> AsyncIterator[Event]:
     """Compact what is sent (see the module docstring); state ``compacting`` meanwhile."""
-    previous, rt.state = rt.state, "compacting"
+    rt.compacting = True
     try:
         tokens = _estimate(rt)
         failure = await run_before_compaction(rt.hooks, tokens)
@@ -95,7 +97,7 @@ async def compact(
         for event in await _install(rt, result):
             yield event
     finally:
-        rt.state = previous
+        rt.compacting = False
 
 
 async def _install(rt: Runtime, result: CompactionResult) -> list[Event]:

@@ -12,7 +12,8 @@ interrupt would, then ends the cycle as the other limits do, with a bounded summ
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import dataclass, field
 
 from taor.agent.events import (
     ErrorEvent,
@@ -35,83 +36,109 @@ from taor.agent.loop.steps import (
 )
 from taor.agent.loop.tool_round import run_round
 from taor.agent.record.turns import ToolResultsTurn
-from taor.agent.runtime import CycleCounters, Runtime
+from taor.agent.runtime import Runtime
 from taor.errors import ProviderError
 from taor.llm.types import ToolResultPart
 
 
-async def run_cycle(rt: Runtime, cycle: int, prompt: str) -> AsyncGenerator[Event, None]:
-    counters = CycleCounters(started=rt.clock())
-    streamed = Streamed()
-    results: dict[str, ToolResultPart] = {}
+@dataclass(kw_only=True, slots=True)
+class _Progress:
+    """How far the cycle got: what an interrupt must finish and what the end reports."""
+
+    streamed: Streamed = field(default_factory=Streamed)
+    results: dict[str, ToolResultPart] = field(default_factory=dict)
     stop: StopReason = "completed"
-    text = ""
+    text: str = ""
     limit: TurnLimit | None = None
+
+
+async def run_cycle(rt: Runtime, cycle: int, prompt: str) -> AsyncGenerator[Event, None]:
+    """The events of one input, ``processing_end`` last (the driver has started ``rt.cycle``)."""
+    at = _Progress()
     deadline = Deadline.arm(rt, rt.config.limits.max_wall_time)
     try:
         try:
-            for event in await begin(rt, cycle, prompt):
+            async for event in _think_act_observe(rt, cycle, prompt, at):
                 yield event
-            while True:
-                if (limit := rt.limit_reached(counters)) is not None:
-                    break
-                streamed = Streamed()
-                async for event in call_model(rt, streamed):  # compacts first when due
-                    yield event
-                assert streamed.response is not None
-                for event in await record_response(rt, streamed.response):
-                    yield event
-                text, calls = streamed.response.text, streamed.response.tool_calls
-                if not calls:
-                    more = await stop_hook(rt, text)
-                    if more is not None:
-                        yield more
-                    if not isinstance(more, SteeringInjected):  # nothing, or the hook failed
-                        break
-                    continue
-                counters.rounds += 1
-                counters.calls += len(calls)
-                results = {}
-                async for event in run_round(rt, calls, results):
-                    yield event
-                await rt.append(ToolResultsTurn(results=tuple(results[c.id] for c in calls)))
-                for event in await rt.drain_steering():
-                    yield event
-                if (detected := await check_loops(rt, calls)) is not None:
-                    yield detected
-                    if detected.stopped:
-                        stop = "loop_detected"
-                        break
-                    yield await rt.inject(detected.message, "loop_detection")
         finally:
             deadline.cancel()  # before any handler below awaits
     except asyncio.CancelledError:
-        if rt.stopping is None:
+        if rt.cycle.stopping is None:
             raise  # not ours: whoever cancelled the session's task wants it gone
-        stop = rt.stopping  # the host's interrupt or close, or the wall-time deadline
-        for event in await finish_interrupted(rt, streamed, results):
+        at.stop = rt.cycle.stopping  # the host's interrupt or close, or the wall-time deadline
+        for event in await finish_interrupted(rt, at.streamed, at.results):
             yield event
         if deadline.fired:
-            limit = rt.wall_time_limit(counters)
+            at.limit = rt.wall_time_limit()
     except ProviderError as error:
-        stop = "error"
-        rt.failure = error
-        for event in failure_events(error):
+        at.stop = "error"
+        for event in _failed(rt, error):
             yield event
     except Exception as error:  # a bug in taor or a host callback: keep the session usable
-        stop = "error"
-        await settle_pending(rt, results, "cancelled")
+        at.stop = "error"
+        await settle_pending(rt, at.results, "cancelled")
         yield ErrorEvent(message=f"Internal error: {error!r}", error_type=type(error).__name__)
-    if limit is not None:
-        stop, streamed = "turn_limit", Streamed()
-        rt.stopping = None  # a deadline that fired is dealt with; the summary has its own
-        try:
-            async for event in after_limit(rt, limit, streamed):
-                yield event
-        except ProviderError as error:  # only a bad key gets this far: the session closes
-            stop = "error"
-            rt.failure = error
-            for event in failure_events(error):
-                yield event
-        text = streamed.response.text if streamed.response else streamed.partial_text() or text
-    yield ProcessingEnd(cycle=cycle, stop_reason=stop, text=text)
+    if at.limit is not None:
+        async for event in _limit_summary(rt, at):
+            yield event
+    yield ProcessingEnd(cycle=cycle, stop_reason=at.stop, text=at.text)
+
+
+async def _think_act_observe(
+    rt: Runtime, cycle: int, prompt: str, at: _Progress
+) -> AsyncIterator[Event]:
+    for event in await begin(rt, cycle, prompt):
+        yield event
+    while True:
+        if (limit := rt.limit_reached()) is not None:
+            at.limit = limit
+            return
+        at.streamed = Streamed()
+        async for event in call_model(rt, at.streamed):  # compacts first when due
+            yield event
+        assert at.streamed.response is not None
+        for event in await record_response(rt, at.streamed.response):
+            yield event
+        at.text, calls = at.streamed.response.text, at.streamed.response.tool_calls
+        if not calls:
+            more = await stop_hook(rt, at.text)
+            if more is not None:
+                yield more
+            if not isinstance(more, SteeringInjected):  # nothing, or the hook failed
+                return
+            continue
+        rt.cycle.rounds += 1
+        rt.cycle.calls += len(calls)
+        at.results = {}
+        async for event in run_round(rt, calls, at.results):
+            yield event
+        await rt.append(ToolResultsTurn(results=tuple(at.results[c.id] for c in calls)))
+        for event in await rt.drain_steering():
+            yield event
+        if (detected := await check_loops(rt, calls)) is not None:
+            yield detected
+            if detected.stopped:
+                at.stop = "loop_detected"
+                return
+            yield await rt.inject(detected.message, "loop_detection")
+
+
+async def _limit_summary(rt: Runtime, at: _Progress) -> AsyncIterator[Event]:
+    """The limit's event and the last summary; its text (or what arrived) ends the cycle."""
+    assert at.limit is not None
+    at.stop, at.streamed = "turn_limit", Streamed()
+    rt.cycle.stopping = None  # a deadline that fired is dealt with; the summary has its own
+    try:
+        async for event in after_limit(rt, at.limit, at.streamed):
+            yield event
+    except ProviderError as error:  # only a bad key gets this far: the session closes
+        at.stop = "error"
+        for event in _failed(rt, error):
+            yield event
+    response = at.streamed.response
+    at.text = response.text if response else at.streamed.partial_text() or at.text
+
+
+def _failed(rt: Runtime, error: ProviderError) -> list[Event]:
+    rt.cycle.failure = error
+    return failure_events(error)

@@ -1,7 +1,7 @@
 """A point in time at which the running cycle stops, the way an interrupt stops it.
 
 ``Deadline.arm`` schedules, on the event loop, what ``Session.interrupt`` does: set
-``rt.stopping`` (to ``turn_limit``) and cancel the task running the cycle. Whatever is in flight
+``rt.cycle.stopping`` (to ``turn_limit``) and cancel the task running the cycle. Whatever is in flight
 at that moment, a model stream, a tool's command, a wait for a permission answer, is stopped
 there, with the interrupt's guarantees (partial text kept, pending calls answered). A host that
 interrupted first wins: the deadline then does nothing.
@@ -31,9 +31,9 @@ class Deadline:
         return deadline
 
     def _fire(self, task: asyncio.Task[object]) -> None:
-        if self._rt.stopping is None and not task.done():
+        if self._rt.cycle.stopping is None and not task.done():
             self.fired = True
-            self._rt.stopping = "turn_limit"
+            self._rt.cycle.stopping = "turn_limit"
             task.cancel()
 
     def cancel(self) -> None:

@@ -146,7 +146,6 @@ async def _ask(
     request_id = f"perm_{call.id}"
     future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
     rt.permission_waiters[request_id] = future
-    rt.state = "awaiting_permission"
     emit(
         PermissionRequest(
             request_id=request_id,
@@ -164,7 +163,6 @@ async def _ask(
         return headless, "default"
     finally:
         rt.permission_waiters.pop(request_id, None)
-        rt.state = "running"
 
 
 async def _ask_callback(

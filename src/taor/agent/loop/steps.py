@@ -35,7 +35,6 @@ LIMIT_SUMMARY = (
 async def begin(rt: Runtime, cycle: int, prompt: str) -> list[Event]:
     """The input as a user turn (after the prompt hooks), then any queued steering."""
     rt.loops.reset()
-    rt.running_calls.clear()
     events: list[Event] = []
     changed = await run_user_prompt(rt.hooks, prompt)
     if isinstance(changed, HookFailure):
@@ -71,7 +70,7 @@ async def after_limit(rt: Runtime, limit: TurnLimit, streamed: Streamed) -> Asyn
         finally:
             deadline.cancel()
     except asyncio.CancelledError:
-        if rt.stopping is None:
+        if rt.cycle.stopping is None:
             raise
         for event in await _summary_cut(rt, streamed, timed_out=deadline.fired):
             yield event
@@ -100,7 +99,7 @@ async def _summary_cut(rt: Runtime, streamed: Streamed, *, timed_out: bool) -> l
         message = f"The summary after the limit was cut off after {seconds:g} seconds."
         events.append(WarningEvent(message=message, code="limit"))
         return events
-    reason = _stop_notice(rt.stopping)
+    reason = _stop_notice(rt.cycle.stopping)
     await rt.append(NoticeTurn(text=reason))
     events.append(Interrupted(reason=reason))
     return events
@@ -134,7 +133,7 @@ async def check_loops(rt: Runtime, calls: Sequence[ToolCallPart]) -> LoopDetecti
 async def finish_interrupted(
     rt: Runtime, streamed: Streamed, results: dict[str, ToolResultPart]
 ) -> list[Event]:
-    """After an interrupt, a close or the wall-time deadline (``rt.stopping`` says which):
+    """After an interrupt, a close or the wall-time deadline (``rt.cycle.stopping`` says which):
     partial text kept, pending calls answered, notice written."""
     _uncancel()
     events: list[Event] = []
@@ -142,15 +141,14 @@ async def finish_interrupted(
         partial = await record_partial(rt, streamed)
         if partial is not None:
             events.append(partial)
-    why = "time_limit" if rt.stopping == "turn_limit" else "interrupted"
+    why = "time_limit" if rt.cycle.stopping == "turn_limit" else "interrupted"
     await settle_pending(rt, results, why)
-    for call_id, name in rt.running_calls.items():  # started, cut off: the host sees them end
+    for call_id, name in rt.cycle.running_calls.items():  # started, cut off: the host sees them end
         text = synthetic_result(call_id, name, why).text
         events.append(ToolCallEnd(call_id=call_id, name=name, output=text, is_error=True))
-    rt.running_calls.clear()
-    reason = _stop_notice(rt.stopping)
+    reason = _stop_notice(rt.cycle.stopping)
     await rt.append(NoticeTurn(text=reason))
-    if rt.stopping != "turn_limit":  # the deadline is reported by its turn_limit event
+    if rt.cycle.stopping != "turn_limit":  # the deadline is reported by its turn_limit event
         events.append(Interrupted(reason=reason))
     return events
 

@@ -87,7 +87,7 @@ async def _run_call(
         )
     )
     started = time.monotonic()
-    rt.running_calls[call.id] = call.name
+    rt.cycle.running_calls[call.id] = call.name
 
     def on_output(chunk: str) -> None:
         emit(ToolCallOutputDelta(call_id=call.id, delta=chunk))
@@ -104,7 +104,7 @@ async def _run_call(
     full = output.metadata.get("full_output", output.text)
     spilled = output.metadata.get("output_file")
     results[call.id] = _model_result(rt, call, output)
-    del rt.running_calls[call.id]
+    del rt.cycle.running_calls[call.id]
     emit(
         ToolCallEnd(
             call_id=call.id,
