@@ -16,6 +16,9 @@ from taor.env import (
     PathNotFoundError,
     PathPolicyError,
 )
+from taor.env.base import StreamName
+
+from ..processes import running
 
 
 @pytest.fixture
@@ -157,12 +160,21 @@ async def test_run_times_out_with_the_default_and_clamps_requests(root: Path) ->
 
 
 async def test_cleanup_cancels_running_commands(env: LocalEnvironment) -> None:
-    task = asyncio.create_task(env.run("sleep 30", timeout=60))
-    await asyncio.sleep(0.2)
+    pids: list[int] = []
+    started = asyncio.Event()
+
+    def collect(text: str, stream: StreamName) -> None:
+        pids.extend(int(word) for word in text.split())
+        started.set()
+
+    task = asyncio.create_task(env.run("echo $$; exec sleep 30", timeout=60, on_output=collect))
+    await asyncio.wait_for(started.wait(), 10)
+    assert running(pids[0])  # the command runs (as sleep, which took over bash's pid)
 
     await env.cleanup()
 
     assert task.cancelled()
+    assert not running(pids[0])
 
 
 async def test_grep_and_glob_report_workspace_relative_paths(env: LocalEnvironment) -> None:

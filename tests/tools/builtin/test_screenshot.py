@@ -9,7 +9,6 @@ import shutil
 import socket
 import struct
 import threading
-import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,12 +50,28 @@ def red_page_url() -> Iterator[str]:
 
 
 @pytest.fixture
-def silent_url() -> Iterator[str]:
-    """A server that accepts connections and never answers."""
+def silent_server() -> Iterator[socket.socket]:
+    """A listening socket that takes connections (in its backlog) and never answers."""
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen(16)
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}/"
+        yield listener
+
+
+@pytest.fixture
+def silent_url(silent_server: socket.socket) -> str:
+    return f"http://127.0.0.1:{silent_server.getsockname()[1]}/"
+
+
+def _was_connected(listener: socket.socket) -> bool:
+    """True when a client connected to ``listener`` (a connection waits in its backlog)."""
+    listener.setblocking(False)
+    try:
+        connection, _ = listener.accept()
+    except BlockingIOError:
+        return False
+    connection.close()
+    return True
 
 
 def _paeth(a: int, b: int, c: int) -> int:
@@ -151,12 +166,14 @@ async def test_screenshot_of_a_red_page(red_page_url: str, tmp_path: Path) -> No
 
 
 @needs_chromium
-async def test_timeout_stops_chromium(silent_url: str, tmp_path: Path) -> None:
+async def test_timeout_stops_chromium(
+    silent_server: socket.socket, silent_url: str, tmp_path: Path
+) -> None:
     tool = TakeScreenshotTool(chromium=CHROMIUM or "", temp_root=str(tmp_path))
-    started = time.monotonic()
-    out = await tool.execute({"url": silent_url, "timeout": 2}, ToolContext())
-    assert out.is_error and "within 2 s" in out.text and "was stopped" in out.text
-    assert time.monotonic() - started < 6
+    # 5 s: time enough for Chromium to start and connect on a busy machine
+    out = await tool.execute({"url": silent_url, "timeout": 5}, ToolContext())
+    assert out.is_error and "within 5 s" in out.text and "was stopped" in out.text
+    assert _was_connected(silent_server)  # stopped while it waited for the page
     assert _live_processes_mentioning(str(tmp_path)) == []
     assert os.listdir(tmp_path) == []
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import time
+import signal
 from pathlib import Path
 
 import pytest
@@ -15,6 +15,8 @@ from taor.tools.base import Tool, ToolContext
 from taor.tools.builtin.shell import ShellTool
 from taor.tools.registry import ToolRegistry
 from taor.tools.truncation import Limits
+
+from ...processes import group_running
 
 
 @pytest.fixture
@@ -60,11 +62,12 @@ async def test_no_output_says_so(env: LocalEnvironment) -> None:
 
 
 async def test_timeout_is_an_error_with_partial_output(env: LocalEnvironment) -> None:
-    started = time.monotonic()
-    args = {"command": "echo started; sleep 30", "timeout": 0.5}
+    args = {"command": "echo started $$; sleep 30; touch slept", "timeout": 0.5}
     out = await ShellTool().execute(args, _context(env))
-    assert time.monotonic() - started < 5
     assert out.is_error and out.metadata["timed_out"]
+    group = int(out.metadata["stdout"].split()[1])  # bash leads the command's process group
+    assert group_running(group) == [] and out.metadata["exit_code"] == -signal.SIGTERM
+    assert not (Path(env.working_directory()) / "slept").exists()  # stopped, not waited for
     assert "TIMED OUT after 0.5 s" in out.text and "started" in out.text
     assert "Retry with a larger `timeout`" in out.text
 
