@@ -42,7 +42,7 @@ def session(
     cfg: SessionConfig | None = None,
     **kwargs: Any,
 ) -> Session:
-    return Session(model, env or MemoryEnvironment(), config=cfg or config(), **kwargs)
+    return Session(model, environment=env or MemoryEnvironment(), config=cfg or config(), **kwargs)
 
 
 async def collect(s: Session, text: str) -> list[Event]:

@@ -138,7 +138,7 @@ async def test_the_same_task_through_each_adapter(
         f"{provider}:scenario-model", api_key="test", base_url=fake_server.base_url(provider)
     )
     try:
-        async with Session(model, env, config=CONFIG, profile=None) as session:
+        async with Session(model, environment=env, config=CONFIG, profile=None) as session:
 
             def run_and_steer(command: str, cwd: str, variables: Mapping[str, str]) -> str:
                 session.steer(STEER)  # the user speaks up while the command runs
@@ -187,7 +187,7 @@ async def test_calls_sharing_an_id_each_keep_their_own_result(
     base_url = fake_server.base_url("openai-compat")
     model = connect("openai-compat:local", api_key="t", base_url=base_url)
     try:
-        async with Session(model, env, config=CONFIG, profile=None) as session:
+        async with Session(model, environment=env, config=CONFIG, profile=None) as session:
             events = [event async for event in session.submit("read both")]
             history = session.history
     finally:

@@ -184,7 +184,7 @@ async def test_retryable_fault_is_retried_and_the_cycle_completes(
 ) -> None:
     case = RETRYABLE[fault]
     server.push(*script(position, case.step, text("Recovered and done.")))
-    session = Session(model, env, config=CONFIG, profile=None)
+    session = Session(model, environment=env, config=CONFIG, profile=None)
     (result,), events = await run_collecting(session, "do the thing")
 
     assert isinstance(result, RunResult), result
@@ -209,7 +209,7 @@ async def test_unauthorized_closes_the_session_and_run_raises(
     model: Model, server: Script, env: MemoryEnvironment, position: str
 ) -> None:
     server.push(*script(position, unauthorized()))
-    session = Session(model, env, config=CONFIG, profile=None)
+    session = Session(model, environment=env, config=CONFIG, profile=None)
     (outcome,), events = await run_collecting(session, "do the thing")
 
     assert isinstance(outcome, AuthenticationError), outcome
@@ -228,7 +228,7 @@ async def test_context_length_ends_the_cycle_and_the_session_stays_usable(
     model: Model, server: Script, env: MemoryEnvironment, position: str
 ) -> None:
     server.push(*script(position, context_length(), text("Still here.")))
-    session = Session(model, env, config=CONFIG, profile=None)
+    session = Session(model, environment=env, config=CONFIG, profile=None)
     (first, second), events = await run_collecting(session, "do the thing", "go on")
 
     assert isinstance(first, RunResult), first

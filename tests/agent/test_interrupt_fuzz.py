@@ -397,7 +397,7 @@ async def run_case(family: str, seed: int, tmp_path: Path, tools: ToolRegistry) 
     workers = Workers()
     model = Paced(plan.steps, PAUSE if family != "local" else 0.0)
     env = make_environment(family, tmp_path, workers)
-    session = Session(model, env, tools, config=make_config(family))
+    session = Session(model, environment=env, tools=tools, config=make_config(family))
     everything: list[Event] = []
 
     async def collect() -> None:
@@ -448,7 +448,9 @@ async def test_interrupt_or_abort_at_a_random_point(
 
 async def test_interrupt_right_after_submit_stops_that_input(tools: ToolRegistry) -> None:
     model = ScriptedModel([text("first"), text("second")])
-    async with Session(model, MemoryEnvironment(), tools, config=make_config("tool")) as session:
+    async with Session(
+        model, environment=MemoryEnvironment(), tools=tools, config=make_config("tool")
+    ) as session:
         cycle = session.submit("do the work")
         session.interrupt()
         events = [event async for event in cycle]
@@ -464,7 +466,9 @@ async def test_interrupt_right_after_submit_stops_that_input(tools: ToolRegistry
 
 async def test_close_right_after_submit_ends_that_input(tools: ToolRegistry) -> None:
     model = ScriptedModel([text("never")])
-    session = Session(model, MemoryEnvironment(), tools, config=make_config("tool"))
+    session = Session(
+        model, environment=MemoryEnvironment(), tools=tools, config=make_config("tool")
+    )
     cycle = session.submit("do the work")
     await session.close()
     events = [event async for event in cycle]

@@ -143,7 +143,10 @@ async def test_a_summary_keeps_first_message_instructions_plan_and_files_changed
     compaction = CompactionConfig(plan=plan, summary_tokens=500)
     config_ = config(context_window=WINDOW, compaction=compaction)
     async with Session(
-        model, MemoryEnvironment(files=files), config=config_, profile=profile_for("openai-compat")
+        model,
+        environment=MemoryEnvironment(files=files),
+        config=config_,
+        profile=profile_for("openai-compat"),
     ) as s:
         events = await collect(s, TASK)
     (compaction_event,) = of(events, Compaction)
@@ -307,7 +310,7 @@ async def test_an_interrupt_stops_a_compaction_between_cycles_and_changes_nothin
 async def test_the_jsonl_store_keeps_every_original_turn(tmp_path: Path) -> None:
     path = tmp_path / "session.jsonl"
     model = ScriptedModel([*(read(n) for n in range(6)), say("Done.")])
-    s = Session.recorded(path, model, env(), config=cfg(keep_rounds=1))
+    s = Session.recorded(path, model, environment=env(), config=cfg(keep_rounds=1))
     async with s:
         events = await collect(s, TASK)
     assert of(events, Compaction)
@@ -316,7 +319,7 @@ async def test_the_jsonl_store_keeps_every_original_turn(tmp_path: Path) -> None
     outputs = [r.text for t in recorded if isinstance(t, ToolResultsTurn) for r in t.results]
     assert len(outputs) == 6 and all(out.count("line") == 600 for out in outputs)
     assert any(isinstance(t, NoticeTurn) and t.text.startswith("compacted: ") for t in recorded)
-    resumed = Session.resume(path, ScriptedModel([say("hi")]), env(), config=cfg())
+    resumed = Session.resume(path, ScriptedModel([say("hi")]), environment=env(), config=cfg())
     async with resumed:
         assert resumed.history == s.history  # the full record; the view is rebuilt from it
 

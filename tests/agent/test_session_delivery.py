@@ -34,7 +34,9 @@ class Counting(ScriptedModel):
 async def test_each_delta_reaches_the_reader_before_the_next_one_is_read() -> None:
     model = Counting([Reply(text="x" * 40, thinking="y" * 40, chunk=4)])
     seen: list[tuple[int, int]] = []
-    async with Session(model, MemoryEnvironment(), [], config()) as session:
+    async with Session(
+        model, environment=MemoryEnvironment(), tools=[], config=config()
+    ) as session:
         async for event in session.submit("go"):
             if event.kind in ("assistant_text_delta", "thinking_delta"):
                 seen.append((len(seen) + 1, model.streamed))
@@ -47,7 +49,7 @@ async def test_iterators_dropped_unread_keep_nothing(tmp_path: Path) -> None:
     unread: memory stays that of about one cycle, and a kept iterator still gets its events."""
     print_1mb = ("shell", {"command": "head -c 1000000 /dev/zero | tr '\\0' x"})
     model = ScriptedModel([*[tool_calls(print_1mb), text("printed")] * 41, text("done")])
-    async with Session(model, LocalEnvironment(tmp_path), config=config()) as session:
+    async with Session(model, environment=LocalEnvironment(tmp_path), config=config()) as session:
         kept = session.submit("kept")  # made first, read last
         tracemalloc.start()
         try:

@@ -51,7 +51,7 @@ def without_deltas(events: list[Event]) -> list[Event]:
 
 
 async def test_events_starts_with_session_start_and_ends_with_session_end() -> None:
-    async with Session(ScriptedModel([text("hi")]), env(), config=config()) as session:
+    async with Session(ScriptedModel([text("hi")]), environment=env(), config=config()) as session:
         stream = session.events()  # subscribed after the session started
         await session.run("hello")
     events = await collect(stream)
@@ -61,7 +61,7 @@ async def test_events_starts_with_session_start_and_ends_with_session_end() -> N
 
 
 async def test_events_before_start_sees_session_start_once() -> None:
-    session = Session(ScriptedModel([text("hi")]), env(), config=config())
+    session = Session(ScriptedModel([text("hi")]), environment=env(), config=config())
     stream = session.events()
     await session.run("hello")  # starts the session
     await session.close()
@@ -71,7 +71,7 @@ async def test_events_before_start_sees_session_start_once() -> None:
 
 
 async def test_events_after_close_ends_at_once() -> None:
-    session = Session(ScriptedModel([text("hi")]), env(), config=config())
+    session = Session(ScriptedModel([text("hi")]), environment=env(), config=config())
     await session.run("hello")
     await session.close()
     events = await asyncio.wait_for(collect(session.events()), 5)
@@ -80,7 +80,7 @@ async def test_events_after_close_ends_at_once() -> None:
 
 async def test_a_reader_that_stops_does_not_stall_the_loop() -> None:
     environment = env()
-    async with Session(busy_script(), environment, config=config()) as session:
+    async with Session(busy_script(), environment=environment, config=config()) as session:
         stuck = session.events()  # subscribed, never read while the session works
         result = await session.run("go")
         assert (result.stop_reason, result.tool_calls) == ("completed", 3)
@@ -95,7 +95,7 @@ async def test_backpressure_coalesces_text_deltas_but_keeps_every_other_event() 
         if isinstance(event, PermissionRequest):
             session.decide(event.request_id, "allow")
 
-    async with Session(busy_script(), env(), config=config("default")) as session:
+    async with Session(busy_script(), environment=env(), config=config("default")) as session:
         slow = session.events()  # read only after everything happened
         live: list[Event] = []
         async for event in session.submit("go"):
@@ -127,7 +127,7 @@ async def test_backpressure_coalesces_text_deltas_but_keeps_every_other_event() 
 
 
 async def test_two_subscribers_see_the_same_sequence() -> None:
-    async with Session(busy_script(), env(), config=config()) as session:
+    async with Session(busy_script(), environment=env(), config=config()) as session:
         first, second = session.events(), session.events()
         readers = asyncio.gather(collect(first), collect(second))
         await session.run("go")
@@ -139,7 +139,7 @@ async def test_two_subscribers_see_the_same_sequence() -> None:
 async def test_an_abandoned_submit_iterator_does_not_break_the_session() -> None:
     model = busy_script()
     model.push(text("second answer"))
-    async with Session(model, env(), config=config()) as session:
+    async with Session(model, environment=env(), config=config()) as session:
         async for event in session.submit("go"):
             if event.kind == "tool_call_start":
                 break  # the host lost interest
@@ -151,7 +151,7 @@ async def test_an_abandoned_submit_iterator_does_not_break_the_session() -> None
 
 async def test_submit_iterators_of_queued_inputs_each_end_at_their_own_cycle() -> None:
     model = ScriptedModel([text("one"), text("two")])
-    async with Session(model, env(), config=config()) as session:
+    async with Session(model, environment=env(), config=config()) as session:
         first, second = session.submit("1"), session.submit("2")
         a, b = await asyncio.gather(collect(first), collect(second))
     assert a[-1].kind == b[-1].kind == "processing_end"
@@ -160,14 +160,14 @@ async def test_submit_iterators_of_queued_inputs_each_end_at_their_own_cycle() -
 
 
 def test_run_sync_works_from_plain_code() -> None:
-    session = Session(ScriptedModel([text("sync answer")]), env(), config=config())
+    session = Session(ScriptedModel([text("sync answer")]), environment=env(), config=config())
     result = session.run_sync("hello")
     assert (result.text, result.stop_reason, result.turns) == ("sync answer", "completed", 1)
     assert session.state == "closed"
 
 
 async def test_a_closed_session_refuses_commands() -> None:
-    session = Session(ScriptedModel([text("hi")]), env(), config=config())
+    session = Session(ScriptedModel([text("hi")]), environment=env(), config=config())
     await session.run("hello")
     await session.close()
     await session.close()  # idempotent
@@ -186,7 +186,7 @@ async def test_a_closed_session_refuses_commands() -> None:
 
 @pytest.mark.parametrize("empty", ["", "   ", "\n\t"])
 async def test_empty_input_is_refused_clearly(empty: str) -> None:
-    async with Session(ScriptedModel([text("hi")]), env(), config=config()) as session:
+    async with Session(ScriptedModel([text("hi")]), environment=env(), config=config()) as session:
         with pytest.raises(ValueError, match="input is empty"):
             session.submit(empty)
         with pytest.raises(ValueError, match="input is empty"):

@@ -42,7 +42,7 @@ def files() -> MemoryEnvironment:
 
 
 def session_with(hooks: Hooks, model: ScriptedModel, env: MemoryEnvironment, **kw: Any) -> Session:
-    return Session(model, env, config=kw.pop("settings", config()), hooks=hooks, **kw)
+    return Session(model, environment=env, config=kw.pop("settings", config()), hooks=hooks, **kw)
 
 
 async def test_before_tool_changes_the_arguments() -> None:

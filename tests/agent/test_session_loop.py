@@ -43,7 +43,7 @@ async def test_session_is_created_idle_and_announces_itself() -> None:
     """A session built from a model, an environment and tools starts idle."""
     model = ScriptedModel([text("hi")], provider="anthropic", model_id="claude-fable-5-1")
     env = MemoryEnvironment()
-    s = Session(model, env, config=config())
+    s = Session(model, environment=env, config=config())
     assert s.state == "idle"
     assert "read_file" in s.tools.names()
     events = s.events()
@@ -347,7 +347,7 @@ async def test_graceful_shutdown_order(tmp_path: Any) -> None:
     env.script("sleep 60", slow)
     model = ScriptedModel([tool_calls(("shell", {"command": "sleep 60"}))])
     path = tmp_path / "session.jsonl"
-    s = Session.recorded(path, model, env, config=config())
+    s = Session.recorded(path, model, environment=env, config=config())
     events = s.events()
     cycle = asyncio.ensure_future(collect(s, "wait"))
     await started.wait()
@@ -360,5 +360,5 @@ async def test_graceful_shutdown_order(tmp_path: Any) -> None:
     assert s.state == "closed"
     assert env.log.calls[-1].operation == "cleanup"
     assert_valid(s)
-    reopened = Session.resume(path, ScriptedModel([]), MemoryEnvironment())
+    reopened = Session.resume(path, ScriptedModel([]), environment=MemoryEnvironment())
     assert [t.kind for t in reopened.history] == [t.kind for t in s.history]

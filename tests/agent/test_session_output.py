@@ -44,7 +44,7 @@ async def rich_session() -> tuple[list[Event], Session]:
         loop_detection=LoopDetectionConfig(window=2),
         context_window=1000,
     )
-    s = Session(model, env, config=cfg)
+    s = Session(model, environment=env, config=cfg)
     read = ("read_file", {"path": "a.txt"})
 
     def steer_and_call(request: Request) -> Reply:
@@ -211,7 +211,9 @@ async def test_output_beyond_the_capture_is_spilled_whole_beside_the_transcript(
     expected = "".join(f"{n}\n" for n in range(1, 500_001))
     model = ScriptedModel([tool_calls(("shell", {"command": "seq 1 500000"})), text("seen")])
     path = tmp_path / "sessions" / "s1.jsonl"
-    async with Session.recorded(path, model, LocalEnvironment(workspace), config=config()) as s:
+    async with Session.recorded(
+        path, model, environment=LocalEnvironment(workspace), config=config()
+    ) as s:
         events = await collect(s, "count")
     (end,) = of(events, ToolCallEnd)
     assert end.output_file is not None and "output_file" not in end.metadata
@@ -225,7 +227,7 @@ async def test_without_a_transcript_the_spill_goes_to_a_scratch_dir_removed_at_c
     tmp_path: Path,
 ) -> None:
     model = ScriptedModel([tool_calls(("shell", {"command": "seq 1 500000"})), text("seen")])
-    async with Session(model, LocalEnvironment(tmp_path), config=config()) as s:
+    async with Session(model, environment=LocalEnvironment(tmp_path), config=config()) as s:
         events = await collect(s, "count")
         (end,) = of(events, ToolCallEnd)
         assert end.output_file is not None
@@ -237,7 +239,7 @@ async def test_without_a_transcript_the_spill_goes_to_a_scratch_dir_removed_at_c
 
 async def test_output_that_fits_has_no_output_file(tmp_path: Path) -> None:
     model = ScriptedModel([tool_calls(("shell", {"command": "seq 1 10"})), text("seen")])
-    async with Session(model, LocalEnvironment(tmp_path), config=config()) as s:
+    async with Session(model, environment=LocalEnvironment(tmp_path), config=config()) as s:
         events = await collect(s, "count")
     (end,) = of(events, ToolCallEnd)
     assert end.output_file is None and end.output.endswith("9\n10\n")

@@ -75,7 +75,7 @@ async def test_each_mode_with_each_kind_of_tool(
         asked.append(request)
         session.decide(request.request_id, "allow")
 
-    async with Session(one_call(call), env, config=config(mode)) as session:
+    async with Session(one_call(call), environment=env, config=config(mode)) as session:
         events = await drive(session, "go", allow)
     (end,) = of_kind(events, "tool_call_end")
     ran = env.calls_of("tool:" + call[0])
@@ -106,7 +106,7 @@ async def test_rules_allow_by_pattern_and_deny_wins_even_in_bypass() -> None:
         ]
     )
     rules = config("default", allow=("shell(git *)",), deny=("shell(git push*)",))
-    async with Session(model, env, config=rules) as session:
+    async with Session(model, environment=env, config=rules) as session:
         events = await drive(session, "go", deny_all)
     ends = of_kind(events, "tool_call_end")
     assert [e.is_error for e in ends] == [False, True]
@@ -115,7 +115,7 @@ async def test_rules_allow_by_pattern_and_deny_wins_even_in_bypass() -> None:
 
     bypass = config("bypass", deny=("shell(git push*)",))
     model = ScriptedModel([tool_calls(("shell", {"command": "git push origin main"})), text("ok")])
-    async with Session(model, workspace(), config=bypass) as session:
+    async with Session(model, environment=workspace(), config=bypass) as session:
         events = await drive(session, "go", deny_all)
     assert of_kind(events, "tool_call_end")[0].is_error
     assert of_kind(events, "permission_decision")[0].source == "rule"
@@ -131,7 +131,7 @@ async def test_a_path_rule_allows_edits_under_it_and_asks_for_the_rest() -> None
         session.decide(request.request_id, "deny", "not that file")
 
     async with Session(
-        model, workspace(), config=config("default", allow=("edit_file(src/**)",))
+        model, environment=workspace(), config=config("default", allow=("edit_file(src/**)",))
     ) as session:
         await drive(session, "go", deny)
     assert asked == ["notes.md"]
@@ -141,7 +141,7 @@ async def test_a_path_rule_allows_edits_under_it_and_asks_for_the_rest() -> None
 async def test_a_deny_rule_wins_over_a_read_only_tool() -> None:
     model = one_call(READ)
     async with Session(
-        model, workspace(), config=config("bypass", deny=("read_file(src/**)",))
+        model, environment=workspace(), config=config("bypass", deny=("read_file(src/**)",))
     ) as session:
         await drive(session, "go")
     (result,) = last_results(session)
@@ -164,7 +164,7 @@ async def test_decide_allow_always_is_not_asked_again_for_the_same_call() -> Non
         session.decide(request.request_id, "allow_always")
 
     env = workspace()
-    async with Session(model, env, config=config("default")) as session:
+    async with Session(model, environment=env, config=config("default")) as session:
         events = await drive(session, "go", always)
     assert asked == ["pytest -q", "git status"]
     assert [e.decision for e in of_kind(events, "permission_decision")] == [
@@ -182,7 +182,7 @@ async def test_decide_deny_with_a_message_reaches_the_model_as_an_error_result()
         session.decide(request.request_id, Decision.deny("run the unit tests only"))
 
     env = workspace()
-    async with Session(model, env, config=config("default")) as session:
+    async with Session(model, environment=env, config=config("default")) as session:
         events = await drive(session, "go", deny)
     assert env.calls_of("run") == []
     (decision,) = of_kind(events, "permission_decision")
@@ -206,7 +206,7 @@ async def test_decide_rejects_unknown_or_settled_requests() -> None:
         with pytest.raises(KeyError):
             session.decide(request.request_id, "deny")
 
-    async with Session(model, workspace(), config=config("default")) as session:
+    async with Session(model, environment=workspace(), config=config("default")) as session:
         await drive(session, "go", allow_twice)
         with pytest.raises(KeyError, match="no pending permission request"):
             session.decide("perm_nothing", "allow")
@@ -227,7 +227,9 @@ async def test_decide_refuses_an_unknown_answer_and_the_request_stays_pending(
         refusals.append(request.request_id)
         session.decide(request.request_id, "deny")  # still pending: a valid answer lands
 
-    async with Session(model, LocalEnvironment(tmp_path), config=config("default")) as session:
+    async with Session(
+        model, environment=LocalEnvironment(tmp_path), config=config("default")
+    ) as session:
         events = await drive(session, "go", answer)
     assert len(refusals) == 1
     assert not (tmp_path / "ran").exists()
@@ -262,7 +264,9 @@ async def test_can_use_tool_callback_answers(answer: object, runs: bool, message
 
     env = workspace()
     model = one_call(READ, SHELL)
-    async with Session(model, env, config=config("default"), can_use_tool=callback) as session:
+    async with Session(
+        model, environment=env, config=config("default"), can_use_tool=callback
+    ) as session:
         events = await drive(session, "go", deny_all)
     assert asked == [SHELL]  # called for what needs asking, never for read-only calls
     assert of_kind(events, "permission_request") == []
@@ -284,7 +288,7 @@ async def test_can_use_tool_allow_always_is_remembered() -> None:
 
     model = ScriptedModel([tool_calls(SHELL), tool_calls(SHELL), text("done")])
     async with Session(
-        model, workspace(), config=config("default"), can_use_tool=callback
+        model, environment=workspace(), config=config("default"), can_use_tool=callback
     ) as session:
         await drive(session, "go")
     assert calls == 1
@@ -302,7 +306,9 @@ async def _nonsense(name: str, arguments: dict[str, Any]) -> object:
 async def test_a_failing_can_use_tool_callback_denies_and_reports(callback: Any, says: str) -> None:
     env = workspace()
     model = ScriptedModel([tool_calls(SHELL), text("understood"), text("again")])
-    async with Session(model, env, config=config("default"), can_use_tool=callback) as session:
+    async with Session(
+        model, environment=env, config=config("default"), can_use_tool=callback
+    ) as session:
         events = await drive(session, "go")
         (error,) = of_kind(events, "error")
         assert "can_use_tool" in error.message and says in error.message
@@ -318,7 +324,7 @@ async def test_a_failing_can_use_tool_callback_denies_and_reports(callback: Any,
 async def test_headless_sessions_use_the_configured_default(headless: str, runs: bool) -> None:
     env = workspace()
     settings = config("default", interactive=False, headless=headless)
-    async with Session(one_call(SHELL), env, config=settings) as session:
+    async with Session(one_call(SHELL), environment=env, config=settings) as session:
         events = await drive(session, "go", deny_all)
     assert of_kind(events, "permission_request") == []
     (decision,) = of_kind(events, "permission_decision")
@@ -333,7 +339,7 @@ async def test_headless_sessions_use_the_configured_default(headless: str, runs:
 async def test_an_unanswered_request_times_out_to_the_headless_default() -> None:
     env = workspace()
     settings = config("default", timeout=0.01)
-    async with Session(one_call(SHELL), env, config=settings) as session:
+    async with Session(one_call(SHELL), environment=env, config=settings) as session:
         events = await drive(session, "go")  # nobody answers
         assert session.state == "idle"
     (request,) = of_kind(events, "permission_request")
@@ -353,7 +359,7 @@ async def test_interrupt_while_a_decision_is_pending() -> None:
         session.interrupt()
 
     env = workspace()
-    async with Session(model, env, config=config("default")) as session:
+    async with Session(model, environment=env, config=config("default")) as session:
         events = await drive(session, "go", interrupt)
         assert session.state == "idle"
         assert of_kind(events, "processing_end")[0].stop_reason == "interrupted"
@@ -376,7 +382,7 @@ async def test_close_while_a_decision_is_pending() -> None:
         await session.close()
 
     env = workspace()
-    session = Session(model, env, config=config("default"))
+    session = Session(model, environment=env, config=config("default"))
     stream = session.events()
     await session.start()
     events = await drive(session, "go", close)
@@ -405,7 +411,9 @@ async def test_a_denied_shell_command_really_does_not_run(tmp_path: Path) -> Non
             assert not (tmp_path / "made.txt").exists()  # the denied call did not run
             session.decide(request.request_id, "allow")
 
-    async with Session(model, LocalEnvironment(str(tmp_path)), config=config("default")) as session:
+    async with Session(
+        model, environment=LocalEnvironment(str(tmp_path)), config=config("default")
+    ) as session:
         await drive(session, "go", answer)
     assert (tmp_path / "made.txt").exists()
     assert_valid(session)

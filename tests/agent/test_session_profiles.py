@@ -24,7 +24,7 @@ def claude(*steps: object) -> ScriptedModel:
 async def test_a_session_takes_its_models_profile() -> None:
     model = claude(text("hi"), text("again"))
     env = MemoryEnvironment(files={"AGENTS.md": "Always run the tests.\n"})
-    async with Session(model, env, config=BYPASS) as s:
+    async with Session(model, environment=env, config=BYPASS) as s:
         assert s.profile is not None and s.profile.id == "anthropic"
         wanted = [*profile_for("anthropic").tool_names(), *SUBAGENT_TOOLS]
         assert sorted(s.tools.names()) == sorted(wanted)
@@ -38,7 +38,9 @@ async def test_a_session_takes_its_models_profile() -> None:
 
 
 async def test_a_test_double_gets_no_profile_and_taors_own_tools() -> None:
-    async with Session(ScriptedModel([text("hi")]), MemoryEnvironment(), config=BYPASS) as s:
+    async with Session(
+        ScriptedModel([text("hi")]), environment=MemoryEnvironment(), config=BYPASS
+    ) as s:
         assert s.profile is None
         assert s.tools.names() == [t.name for t in default_tools()]
         await s.run("hello")
@@ -47,7 +49,7 @@ async def test_a_test_double_gets_no_profile_and_taors_own_tools() -> None:
 async def test_the_configs_system_prompt_replaces_the_built_one() -> None:
     model = claude(text("hi"))
     config = SessionConfig(system_prompt="You are terse.", instructions="ignored here")
-    async with Session(model, MemoryEnvironment(), config=config) as s:
+    async with Session(model, environment=MemoryEnvironment(), config=config) as s:
         await s.run("hello")
     assert model.requests[0].system == "You are terse."
 
@@ -56,7 +58,7 @@ async def test_user_instructions_come_last() -> None:
     model = claude(text("hi"))
     config = SessionConfig(instructions="Answer in French.")
     async with Session(
-        model, MemoryEnvironment(files={"AGENTS.md": "Be careful."}), config=config
+        model, environment=MemoryEnvironment(files={"AGENTS.md": "Be careful."}), config=config
     ) as s:
         await s.run("hello")
     system = model.requests[0].system
@@ -66,7 +68,7 @@ async def test_user_instructions_come_last() -> None:
 async def test_a_changed_instruction_file_rebuilds_the_prompt_with_an_event() -> None:
     model = claude(text("one"), text("two"), text("three"))
     env = MemoryEnvironment(files={"AGENTS.md": "Rule one.\n"})
-    async with Session(model, env, config=BYPASS) as s:
+    async with Session(model, environment=env, config=BYPASS) as s:
         await s.run("first")
         env.put("AGENTS.md", "Rule one.\nRule two, added later.\n")
         events = await collect(s, "second")
@@ -83,7 +85,7 @@ async def test_permission_rules_and_summaries_read_profile_arguments_as_taors() 
     model = claude(tool_calls(("edit_file", edit)), text("could not"))
     config = SessionConfig(permissions=PermissionConfig(mode="bypass", deny=("edit_file(src/**)",)))
     env = MemoryEnvironment(files={"src/app.py": "a\n"})
-    async with Session(model, env, config=config) as s:
+    async with Session(model, environment=env, config=config) as s:
         events = await collect(s, "edit it")
     (start,) = of(events, ToolCallStart)
     assert start.summary == "edit_file: src/app.py"
@@ -95,7 +97,7 @@ async def test_permission_rules_and_summaries_read_profile_arguments_as_taors() 
 async def test_rebuild_prompt_on_request() -> None:
     model = claude(text("one"))
     env = MemoryEnvironment()
-    async with Session(model, env, config=BYPASS) as s:
+    async with Session(model, environment=env, config=BYPASS) as s:
         events = s.events()
         env.put("AGENTS.md", "New rule.")
         await s.rebuild_prompt()

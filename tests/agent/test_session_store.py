@@ -32,7 +32,7 @@ async def recorded_run(path: Path) -> Session:
         provider="anthropic",
         model_id="claude-test",
     )
-    async with Session.recorded(path, model, env(), config=config()) as session:
+    async with Session.recorded(path, model, environment=env(), config=config()) as session:
         await session.run("what is in a.txt?")
     return session
 
@@ -47,7 +47,7 @@ class Resumed:
 
 async def resume_and_run(path: Path, model: ScriptedModel, prompt: str) -> Resumed:
     """Resume, run one input, close."""
-    session = Session.resume(path, model, env(), config=config())
+    session = Session.resume(path, model, environment=env(), config=config())
     stream = session.events()
     history = session.history
     await session.start()
@@ -78,7 +78,7 @@ async def test_recording_over_an_existing_file_is_refused(tmp_path: Path) -> Non
     path = tmp_path / "s.jsonl"
     await recorded_run(path)
     with pytest.raises(TranscriptError, match="already exists"):
-        Session.recorded(path, ScriptedModel(), env())
+        Session.recorded(path, ScriptedModel(), environment=env())
 
 
 async def test_resume_continues_with_the_same_id_and_file(tmp_path: Path) -> None:
@@ -103,11 +103,11 @@ async def test_resume_continues_with_the_same_id_and_file(tmp_path: Path) -> Non
 async def test_an_open_transcript_cannot_be_resumed_twice(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     await recorded_run(path)
-    session = Session.resume(path, ScriptedModel(), env())
+    session = Session.resume(path, ScriptedModel(), environment=env())
     with pytest.raises(TranscriptError, match="in use by another session"):
-        Session.resume(path, ScriptedModel(), env())
+        Session.resume(path, ScriptedModel(), environment=env())
     await session.close()
-    Session.resume(path, ScriptedModel(), env())._rt.store.close_sync()  # type: ignore[union-attr]
+    Session.resume(path, ScriptedModel(), environment=env())._rt.store.close_sync()  # type: ignore[union-attr]
 
 
 async def test_a_torn_last_line_is_skipped_with_a_warning(tmp_path: Path) -> None:
@@ -175,7 +175,7 @@ async def test_a_crash_after_earlier_rounds_is_repaired_in_the_file(tmp_path: Pa
         store.open()
         store.append_sync(UserTurn(content=(TextPart(text="now build"),)))
         store.append_sync(AssistantTurn(message=Message(role="assistant", parts=(call,))))
-    session = Session.resume(path, ScriptedModel([text("ok")]), env(), config=config())
+    session = Session.resume(path, ScriptedModel([text("ok")]), environment=env(), config=config())
     assert session.history[: len(first.history)] == first.history
     assert_valid(session)
     await session.run("go on")
@@ -186,4 +186,4 @@ async def test_a_crash_after_earlier_rounds_is_repaired_in_the_file(tmp_path: Pa
 
 async def test_resuming_a_missing_file_is_a_transcript_error(tmp_path: Path) -> None:
     with pytest.raises(TranscriptError, match="no such transcript"):
-        Session.resume(tmp_path / "nothing.jsonl", ScriptedModel(), env())
+        Session.resume(tmp_path / "nothing.jsonl", ScriptedModel(), environment=env())

@@ -121,17 +121,19 @@ def after(event: asyncio.Event, reply: Reply) -> Any:
 def test_the_profile_decides_unless_the_config_or_the_hosts_tools_say_otherwise() -> None:
     claude = ScriptedModel([], provider="anthropic", model_id="claude-sonnet-4-5")
     env = MemoryEnvironment()
-    assert set(SUBAGENT_TOOLS) <= set(Session(claude, env).tools.names())
-    assert Session(claude, env).subagents is not None
-    off = Session(claude, env, config=SessionConfig(subagents=False))
+    assert set(SUBAGENT_TOOLS) <= set(Session(claude, environment=env).tools.names())
+    assert Session(claude, environment=env).subagents is not None
+    off = Session(claude, environment=env, config=SessionConfig(subagents=False))
     assert off.subagents is None and not set(SUBAGENT_TOOLS) & set(off.tools.names())
-    depth0 = Session(claude, env, config=SessionConfig(max_subagent_depth=0))
+    depth0 = Session(claude, environment=env, config=SessionConfig(max_subagent_depth=0))
     assert depth0.subagents is None
-    own_tools = Session(claude, env, default_tools())
+    own_tools = Session(claude, environment=env, tools=default_tools())
     assert not set(SUBAGENT_TOOLS) & set(own_tools.tools.names())
-    double = Session(ScriptedModel([]), env)  # no profile: none unless asked
+    double = Session(ScriptedModel([]), environment=env)  # no profile: none unless asked
     assert double.subagents is None
-    asked = Session(ScriptedModel([]), env, default_tools(), with_subagents())
+    asked = Session(
+        ScriptedModel([]), environment=env, tools=default_tools(), config=with_subagents()
+    )
     assert set(SUBAGENT_TOOLS) <= set(asked.tools.names())
 
 
@@ -150,7 +152,7 @@ async def test_spawn_then_wait_gives_output_success_and_turns_used() -> None:
         }
     )
     env = MemoryEnvironment(files={"a.py": "", "b.py": "", "c.txt": ""})
-    async with Session(agents.model(), env, config=with_subagents()) as s:
+    async with Session(agents.model(), environment=env, config=with_subagents()) as s:
         events = [e async for e in s.submit(PARENT)]
         (spawned,) = ends(events, "spawn_agent")
         assert spawned.metadata == {"agent_id": "agent-1", "status": "running"}
@@ -186,7 +188,9 @@ async def test_run_reports_only_the_parents_own_cycle() -> None:
             TASK: [text("3")],
         }
     )
-    async with Session(agents.model(), MemoryEnvironment(), config=with_subagents()) as s:
+    async with Session(
+        agents.model(), environment=MemoryEnvironment(), config=with_subagents()
+    ) as s:
         result = await s.run(PARENT)
     assert result.text == "done" and result.stop_reason == "completed"
     assert result.turns == 3 and result.tool_calls == 2
@@ -203,7 +207,7 @@ async def test_a_host_reading_events_sees_the_childs_tagged_and_session_end_last
             TASK: [text("3")],
         }
     )
-    s = Session(agents.model(), MemoryEnvironment(), config=with_subagents())
+    s = Session(agents.model(), environment=MemoryEnvironment(), config=with_subagents())
     await s.start()
     seen: list[Event] = []
 
@@ -237,7 +241,9 @@ async def test_send_input_gives_an_idle_child_a_new_cycle() -> None:
             TASK: [text("3 files"), text("no dirs")],
         }
     )
-    async with Session(agents.model(), MemoryEnvironment(), config=with_subagents()) as s:
+    async with Session(
+        agents.model(), environment=MemoryEnvironment(), config=with_subagents()
+    ) as s:
         events = [e async for e in s.submit(PARENT)]
     (sent,) = ends(events, "send_input")
     assert sent.metadata == {"agent_id": "agent-1", "delivery": "queued"}
@@ -261,7 +267,9 @@ async def test_close_agent_cancels_a_running_child_and_keeps_its_transcript_vali
         }
     )
     tools = [*default_tools(), blocker]
-    async with Session(agents.model(), MemoryEnvironment(), tools, with_subagents()) as s:
+    async with Session(
+        agents.model(), environment=MemoryEnvironment(), tools=tools, config=with_subagents()
+    ) as s:
         events = [e async for e in s.submit(PARENT)]
         (closed,) = ends(events, "close_agent")
         assert closed.metadata["status"] == "cancelled" and closed.metadata["success"] is False
@@ -286,7 +294,9 @@ async def test_a_child_at_the_depth_limit_has_no_spawn_tools() -> None:
             TASK: [tool_calls(("spawn_agent", {"task": "deeper"})), text("did it myself")],
         }
     )
-    async with Session(agents.model(), MemoryEnvironment(), config=with_subagents()) as s:
+    async with Session(
+        agents.model(), environment=MemoryEnvironment(), config=with_subagents()
+    ) as s:
         events = [e async for e in s.submit(PARENT)]
     offered = {tool.name for tool in agents.requests[TASK][0].tools}
     assert not offered & set(SUBAGENT_TOOLS)
@@ -312,7 +322,7 @@ async def test_depth_two_lets_a_child_spawn_and_its_events_are_tagged_with_the_p
         }
     )
     cfg = with_subagents(max_subagent_depth=2)
-    async with Session(agents.model(), MemoryEnvironment(), config=cfg) as s:
+    async with Session(agents.model(), environment=MemoryEnvironment(), config=cfg) as s:
         events = [e async for e in s.submit(PARENT)]
     assert any(isinstance(e, UserInput) and e.agent_id == "agent-1/agent-1" for e in events)
     (leaf_spawn,) = ends(events, "spawn_agent", "agent-1/agent-1")
@@ -336,7 +346,9 @@ async def test_parent_close_while_a_child_runs_a_command_kills_it_then_ends(
             TASK: [tool_calls(("shell", {"command": command, "timeout": 60}))],
         }
     )
-    s = Session(agents.model(), LocalEnvironment(str(tmp_path)), config=with_subagents())
+    s = Session(
+        agents.model(), environment=LocalEnvironment(str(tmp_path)), config=with_subagents()
+    )
     await s.start()
     seen: list[Event] = []
     started = asyncio.Event()
@@ -412,7 +424,7 @@ async def test_a_childs_permission_request_is_answered_through_the_parent(
     permissions = PermissionConfig(mode="default", allow=("spawn_agent", "wait"))
     cfg = with_subagents(permissions=permissions)
     requests: list[PermissionRequest] = []
-    async with Session(agents.model(), env, config=cfg) as s:
+    async with Session(agents.model(), environment=env, config=cfg) as s:
         async for event in s.submit(PARENT):
             if isinstance(event, PermissionRequest):
                 requests.append(event)
@@ -455,7 +467,7 @@ async def test_same_request_ids_of_parent_and_child_are_told_apart_by_agent_id()
     env = MemoryEnvironment()
     cfg = with_subagents(permissions=PermissionConfig(mode="default", allow=("spawn_agent",)))
     pending: list[PermissionRequest] = []
-    async with Session(agents.model(), env, config=cfg) as s:
+    async with Session(agents.model(), environment=env, config=cfg) as s:
         async for event in s.submit(PARENT):
             if isinstance(event, PermissionRequest):
                 pending.append(event)
@@ -485,7 +497,9 @@ async def test_interrupting_the_parent_interrupts_its_running_child() -> None:
         }
     )
     tools = [*default_tools(), blocker]
-    async with Session(agents.model(), MemoryEnvironment(), tools, with_subagents()) as s:
+    async with Session(
+        agents.model(), environment=MemoryEnvironment(), tools=tools, config=with_subagents()
+    ) as s:
         events: list[Event] = []
         async with asyncio.timeout(30):
             async for event in s.submit(PARENT):
@@ -514,7 +528,9 @@ async def test_interrupting_an_idle_parent_still_stops_its_background_child() ->
         }
     )
     tools = [*default_tools(), blocker]
-    async with Session(agents.model(), MemoryEnvironment(), tools, with_subagents()) as s:
+    async with Session(
+        agents.model(), environment=MemoryEnvironment(), tools=tools, config=with_subagents()
+    ) as s:
         assert (await s.run(PARENT)).text == "started it"
         async with asyncio.timeout(30):
             await blocker.started.wait()

@@ -63,9 +63,9 @@ class Children:
         model = ScriptedModel(self.scripts[spec.task], model_id=spec.model or "scripted-model")
         child = Session(
             model,
-            spec.environment,
-            spec.tools([*default_tools(), *self.extra_tools, *subagent_tools_placeholder()]),
-            spec.config(config()),
+            environment=spec.environment,
+            tools=spec.tools([*default_tools(), *self.extra_tools, *subagent_tools_placeholder()]),
+            config=spec.config(config()),
             history=spec.history,
         )
         self.specs.append(spec)

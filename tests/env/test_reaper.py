@@ -87,7 +87,9 @@ async def test_session_close_ends_a_daemon_a_tool_call_started(tmp_path: Path) -
         [tool_calls(("shell", {"command": escapes(tag)["daemon"]})), text("started it")]
     )
     try:
-        async with Session(model, LocalEnvironment(tmp_path), config=config()) as session:
+        async with Session(
+            model, environment=LocalEnvironment(tmp_path), config=config()
+        ) as session:
             await session.run("start the server")
             assert await until(lambda: len(running(tag)) == 1)
         assert await until(lambda: not running(tag), 3.0), running(tag)

@@ -21,7 +21,7 @@ import os
 import shutil
 import uuid
 from collections.abc import AsyncIterator, Iterable
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from taor.agent.channel import Channel
 from taor.agent.config import SessionConfig
@@ -62,14 +62,27 @@ from taor.tools.base import Tool
 from taor.tools.registry import ToolRegistry
 
 
+class SessionOptions(TypedDict, total=False):
+    """The keyword arguments ``Session.recorded`` and ``Session.resume`` pass on to ``Session``
+    (the transcript file gives the store and, on resume, the history and the id)."""
+
+    environment: Any
+    tools: Iterable[Tool] | ToolRegistry | None
+    config: SessionConfig | None
+    hooks: Hooks | None
+    can_use_tool: CanUseTool | None
+    catalog: Catalog | None
+    profile: ProfileChoice
+
+
 class Session:
     def __init__(
         self,
         model: Model | str,
+        *,
         environment: Any = None,
         tools: Iterable[Tool] | ToolRegistry | None = None,
         config: SessionConfig | None = None,
-        *,
         store: TranscriptStore | None = None,
         history: Iterable[Turn] = (),
         hooks: Hooks | None = None,
@@ -112,10 +125,16 @@ class Session:
 
     @classmethod
     def recorded(
-        cls, path: str | os.PathLike[str], model: Model | str, *args: Any, **kwargs: Any
+        cls,
+        path: str | os.PathLike[str],
+        model: Model | str,
+        *,
+        session_id: str | None = None,
+        **options: Unpack[SessionOptions],
     ) -> Session:
-        """A new session whose transcript is written to a new JSONL file at ``path``."""
-        session = cls(model, *args, **kwargs)
+        """A new session whose transcript is written to a new JSONL file at ``path``
+        (``options``: the keyword arguments of ``Session`` other than the history)."""
+        session = cls(model, session_id=session_id, **options)
         rt = session._rt
         rt.store = create_store(
             path, session_id=session.id, provider=rt.model.provider, model=rt.model.model_id
@@ -124,12 +143,16 @@ class Session:
 
     @classmethod
     def resume(
-        cls, path: str | os.PathLike[str], model: Model | str, *args: Any, **kwargs: Any
+        cls,
+        path: str | os.PathLike[str],
+        model: Model | str,
+        **options: Unpack[SessionOptions],
     ) -> Session:
-        """Reopen the session recorded at ``path`` and continue it (same id, same file)."""
+        """Reopen the session recorded at ``path`` and continue it (same id, same file;
+        ``options``: the keyword arguments of ``Session`` other than history and id)."""
         reopened = reopen(path)
         session = cls(
-            model, *args, history=reopened.turns, session_id=reopened.header.session_id, **kwargs
+            model, history=reopened.turns, session_id=reopened.header.session_id, **options
         )
         session._rt.store = reopened.store
         session._notes = reopened.notes

@@ -76,7 +76,7 @@ async def run_session(provider: str, server: FakeProviderServer) -> Run:
     usage: list[tuple[int, Usage]] = []
     try:
         async with Session(
-            model, MemoryEnvironment(files=files), config=CONFIG, session_id=SESSION_ID
+            model, environment=MemoryEnvironment(files=files), config=CONFIG, session_id=SESSION_ID
         ) as session:
             for turn in range(1, TURNS + 1):
                 async for event in session.submit(f"What does src/m{turn}.py set x to?"):

@@ -52,7 +52,7 @@ async def test_a_model_call_in_flight_at_the_deadline_is_stopped_and_its_text_ke
         "openai-compat:slow-local", api_key="x", base_url=fake_server.base_url("openai-compat")
     )
     env = LocalEnvironment(tmp_path)
-    async with Session(model, env, config=config(max_wall_time=1.0)) as session:
+    async with Session(model, environment=env, config=config(max_wall_time=1.0)) as session:
         events = await run(session, "explain")
         (limit,) = of(events, TurnLimit)
         assert limit.limit == "wall_time" and limit.value >= 1.0
@@ -76,7 +76,9 @@ async def test_a_command_running_at_the_deadline_is_ended_and_answered(tmp_path:
     model = ScriptedModel(
         [tool_calls(("shell", {"command": f"sleep 120; touch {marker}"})), text(SUMMARY)]
     )
-    async with Session(model, LocalEnvironment(tmp_path), config=config(max_wall_time=1.0)) as s:
+    async with Session(
+        model, environment=LocalEnvironment(tmp_path), config=config(max_wall_time=1.0)
+    ) as s:
         events = await run(s, "wait")
         (end,) = of(events, ToolCallEnd)
         assert end.is_error and "time limit" in end.output
@@ -100,7 +102,7 @@ async def test_the_summary_after_a_limit_is_cut_at_its_own_time_bound(
         "openai-compat:slow", api_key="x", base_url=fake_server.base_url("openai-compat")
     )
     cfg = config(max_tool_rounds=1, summary_time=1.0)
-    async with Session(model, LocalEnvironment(tmp_path), config=cfg) as session:
+    async with Session(model, environment=LocalEnvironment(tmp_path), config=cfg) as session:
         events = await run(session, "explore")
         assert of(events, TurnLimit)[0].limit == "tool_rounds"
         warnings = [w.message for w in of(events, WarningEvent) if w.code == "limit"]
@@ -115,7 +117,7 @@ async def test_the_summary_after_a_limit_is_cut_at_its_own_time_bound(
 async def test_the_host_can_interrupt_the_summary(tmp_path: Path) -> None:
     model = ScriptedModel([tool_calls(("list_dir", {"path": "."})), Reply(text=SUMMARY, delay=120)])
     cfg = config(max_tool_rounds=1)
-    async with Session(model, LocalEnvironment(tmp_path), config=cfg) as session:
+    async with Session(model, environment=LocalEnvironment(tmp_path), config=cfg) as session:
         events: list[Event] = []
         async with asyncio.timeout(GUARD):
             async for event in session.submit("explore"):

@@ -85,7 +85,7 @@ class Parity:
         )
         try:
             settings = replace(CONFIG, **config)
-            async with Session(model, env, config=settings, hooks=hooks) as session:
+            async with Session(model, environment=env, config=settings, hooks=hooks) as session:
                 assert session.profile is not None and session.profile.id == self.profile
                 yield session
                 assert problems(session.history) == []

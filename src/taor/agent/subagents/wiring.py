@@ -83,9 +83,9 @@ def child_factory(rt: Runtime, profile: Profile | None, make_session: MakeSessio
         config = dataclasses.replace(spec.config(rt.config), subagents=False)
         return make_session(
             child_model(rt.model, spec.model),
-            spec.environment,
-            spec.tools(rt.tools),  # the child's own subagent tools come with the spec
-            config,
+            environment=spec.environment,
+            tools=spec.tools(rt.tools),  # the child's own subagent tools come with the spec
+            config=config,
             history=spec.history,
             hooks=rt.hooks,
             can_use_tool=rt.can_use_tool,
