@@ -18,25 +18,22 @@ import asyncio
 import dataclasses
 import datetime
 import os
-import shutil
 import uuid
 from collections.abc import AsyncIterator, Iterable
 from typing import Any, TypedDict, Unpack
 
 from taor.agent.channel import Channel
 from taor.agent.config import SessionConfig
-from taor.agent.context.prompt.cache import SystemPrompt
 from taor.agent.driver import Driver
 from taor.agent.events import (
     Event,
     FollowUpQueued,
     ProcessingEnd,
     SessionEnd,
-    SessionStart,
     SteeringQueued,
     SystemPromptChanged,
-    WarningEvent,
 )
+from taor.agent.lifecycle import build_prompt, open_session, release
 from taor.agent.policy.decisions import Decision
 from taor.agent.policy.hooks import Hooks
 from taor.agent.record.persist import create_store, reopen
@@ -47,7 +44,6 @@ from taor.agent.result import ResultBuilder, RunResult
 from taor.agent.runtime import CanUseTool, Runtime, SessionState
 from taor.agent.setup import (
     ProfileChoice,
-    prompt_settings,
     resolve_environment,
     resolve_model,
     resolve_profile,
@@ -55,7 +51,7 @@ from taor.agent.setup import (
     with_profile_defaults,
 )
 from taor.agent.subagents.wiring import attach_subagents, decide_for_child
-from taor.errors import AuthenticationError, SessionError
+from taor.errors import AuthenticationError
 from taor.llm.catalog import Catalog
 from taor.llm.model import Model
 from taor.tools.base import Tool
@@ -190,15 +186,9 @@ class Session:
         if self._started:
             return
         self._started = True
-        await self._rt.environment.initialize()
-        if self.profile is not None and not self._rt.config.system_prompt:
-            await self._build_prompt()
-        model = self._rt.model
-        start = SessionStart(
-            session_id=self.id, provider=model.provider, model=model.model_id, resumed=self._resumed
+        self._opening = await open_session(
+            self._rt, self.profile, resumed=self._resumed, notes=self._notes
         )
-        notes = (WarningEvent(message=f"Transcript {n}", code="transcript") for n in self._notes)
-        self._opening = (start, *notes)
         for event in self._opening:
             self._channel.publish(event)
 
@@ -286,13 +276,7 @@ class Session:
         """Answer a ``permission_request`` (``allow``, ``allow_always`` or ``deny``); one of a
         subagent by its ``agent_id`` (else this session's, then the first child's pending).
         Any other answer raises ``SessionError`` and leaves the request pending."""
-        if isinstance(decision, str):
-            decision = Decision(kind=decision, message=message)  # type: ignore[arg-type]
-        elif not isinstance(decision, Decision):
-            raise SessionError(
-                f"A permission decision is a Decision or one of 'allow', 'allow_always', "
-                f"'deny', not {decision!r}."
-            )
+        decision = Decision.of(decision, message)
         future = None if agent_id else self._rt.permission_waiters.get(request_id)
         if future is None or future.done():
             decide_for_child(self.subagents, request_id, decision, message, agent_id)
@@ -323,29 +307,14 @@ class Session:
         self._check_open()
         prompt = self._rt.prompt
         if prompt is None:
-            await self._build_prompt()
+            await build_prompt(self._rt, self.profile)
         elif await prompt.rebuild(today=datetime.date.today()):
             self._channel.publish(SystemPromptChanged(reason="rebuilt on request"))
 
     # --- internals ---
 
-    async def _build_prompt(self) -> None:
-        rt = self._rt
-        settings = prompt_settings(rt.config, self.profile, rt.model)
-        rt.prompt = await SystemPrompt.create(rt.environment, settings, today=datetime.date.today())
-
     def _check_open(self) -> None:
         self._driver.check_open()
 
     async def _release(self) -> None:
-        """Close the children, kill what still runs in the environment, flush the store, remove
-        the scratch output directory, close an owned model."""
-        if self.subagents is not None:
-            await self.subagents.close_all()
-        if self._started:
-            await self._rt.environment.cleanup()
-        if self._rt.store is not None:
-            await self._rt.store.close()
-        shutil.rmtree(self._rt.scratch_dir, ignore_errors=True)
-        if self._owns_model:
-            await self._rt.model.aclose()
+        await release(self._rt, self.subagents, started=self._started, owns_model=self._owns_model)

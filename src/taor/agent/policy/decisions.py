@@ -32,6 +32,19 @@ class Decision:
         return self.kind in ("allow", "allow_always")
 
     @classmethod
+    def of(cls, answer: object, message: str = "") -> Decision:
+        """A host's answer (a ``Decision`` or exactly one of the kinds) as a Decision;
+        anything else is a ``SessionError``."""
+        if isinstance(answer, Decision):
+            return answer
+        if isinstance(answer, str):
+            return cls(kind=answer, message=message)  # type: ignore[arg-type]  # checked there
+        raise SessionError(
+            f"A permission decision is a Decision or one of {', '.join(DECISION_KINDS)}, "
+            f"not {answer!r}."
+        )
+
+    @classmethod
     def allow(cls) -> Decision:
         return cls(kind="allow")
 

@@ -1,0 +1,56 @@
+"""A session's start and release: what happens before its first input and after its last.
+
+``open_session`` initializes the environment, builds the system prompt (a profile's, unless the
+config sets one) and returns the opening events: ``session_start`` and a warning for each note
+a reopened transcript left (what was skipped or repaired). ``release`` gives back what the
+session holds, in an order that loses nothing: the children first (they use the environment),
+then the processes still running, the transcript store, the scratch output directory and a
+model the session connected itself.
+"""
+
+from __future__ import annotations
+
+import datetime
+import shutil
+from collections.abc import Sequence
+
+from taor.agent.context.prompt.cache import SystemPrompt
+from taor.agent.events import Event, SessionStart, WarningEvent
+from taor.agent.profiles import Profile
+from taor.agent.runtime import Runtime
+from taor.agent.setup import prompt_settings
+from taor.agent.subagents import SubagentManager
+
+
+async def open_session(
+    rt: Runtime, profile: Profile | None, *, resumed: bool, notes: Sequence[str]
+) -> tuple[Event, ...]:
+    await rt.environment.initialize()
+    if profile is not None and not rt.config.system_prompt:
+        await build_prompt(rt, profile)
+    start = SessionStart(
+        session_id=rt.session_id,
+        provider=rt.model.provider,
+        model=rt.model.model_id,
+        resumed=resumed,
+    )
+    return (start, *(WarningEvent(message=f"Transcript {n}", code="transcript") for n in notes))
+
+
+async def build_prompt(rt: Runtime, profile: Profile | None) -> None:
+    settings = prompt_settings(rt.config, profile, rt.model)
+    rt.prompt = await SystemPrompt.create(rt.environment, settings, today=datetime.date.today())
+
+
+async def release(
+    rt: Runtime, subagents: SubagentManager | None, *, started: bool, owns_model: bool
+) -> None:
+    if subagents is not None:
+        await subagents.close_all()
+    if started:
+        await rt.environment.cleanup()
+    if rt.store is not None:
+        await rt.store.close()
+    shutil.rmtree(rt.scratch_dir, ignore_errors=True)
+    if owns_model:
+        await rt.model.aclose()
