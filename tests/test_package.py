@@ -1,10 +1,14 @@
 import ast
+import importlib
 import re
 import subprocess
 import sys
 import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
+from types import ModuleType
+
+import pytest
 
 import taor
 import taor.llm
@@ -61,57 +65,61 @@ def test_every_declared_dependency_is_used() -> None:
     assert declared - imported - USED_WITHOUT_IMPORT == set()
 
 
-def test_public_api_is_curated() -> None:
-    assert set(taor.__all__) == {
-        "__version__",
-        "AuthenticationError",
-        "ConfigurationError",
-        "ContentFilteredError",
-        "ContextLengthError",
-        "IdleTimeoutError",
-        "InvalidRequestError",
-        "ModelNotFoundError",
-        "NetworkError",
-        "OverloadedError",
-        "PermissionDeniedError",
-        "ProviderError",
-        "QuotaExhaustedError",
-        "RateLimitError",
-        "ServerError",
-        "SessionClosedError",
-        "SessionError",
-        "StreamInterruptedError",
-        "TaorError",
-        "TranscriptError",
-        "Decision",
-        "Hooks",
-        "Limits",
-        "PermissionConfig",
-        "RunResult",
-        "Session",
-        "SessionConfig",
-        "ImagePart",
-        "Message",
-        "Model",
-        "Request",
-        "Response",
-        "RetryPolicy",
-        "TextPart",
-        "ThinkingPart",
-        "Timeouts",
-        "ToolCallPart",
-        "ToolChoice",
-        "ToolDefinition",
-        "ToolResultPart",
-        "Usage",
-        "complete",
-        "connect",
-        "tool_result",
+PACKAGES = ("taor", "taor.agent", "taor.env", "taor.llm", "taor.testing", "taor.tools")
+
+
+def _ruff_order(name: str) -> tuple[int, str]:
+    """The order ruff keeps ``__all__`` in: CONSTANTS, then Classes, then functions."""
+    return (0 if name.isupper() else 1 if name[:1].isupper() else 2, name)
+
+
+def _imported_names(module: ModuleType) -> dict[str, str]:
+    """The public names an ``__init__`` imports (under ``if TYPE_CHECKING`` too), each with
+    the module it comes from."""
+    tree = ast.parse(Path(module.__file__ or "").read_text())
+    return {
+        alias.asname or alias.name: node.module or ""
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("taor")
+        for alias in node.names
+        if not (alias.asname or alias.name).startswith("_")
     }
-    for name in taor.__all__:
-        assert getattr(taor, name) is not None
-    for module in (taor.llm, taor.testing):
-        assert all(hasattr(module, name) for name in module.__all__)
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_each_package_exports_exactly_what_it_imports_sorted(name: str) -> None:
+    module = importlib.import_module(name)
+    exported = list(module.__all__)
+    assert exported == sorted(exported, key=_ruff_order), "keep __all__ sorted"
+    assert len(set(exported)) == len(exported)
+    assert set(_imported_names(module)) == set(exported) - {"__version__"}
+    for export in exported:
+        value = getattr(module, export)
+        assert not isinstance(value, ModuleType), f"{name}.{export} is a module"
+
+
+def test_taor_loads_each_name_from_the_module_its_type_imports_name() -> None:
+    where = dict(taor._WHERE)  # the lazy table
+    assert where == {
+        export: source
+        for export, source in _imported_names(taor).items()
+        if source != "taor._version"
+    }
+    for export, source in where.items():
+        assert getattr(taor, export) is getattr(importlib.import_module(source), export)
+
+
+def test_taor_tools_is_enough_to_write_a_tool() -> None:
+    import taor.tools
+
+    @taor.tools.tool
+    async def shout(text: str) -> str:
+        """Say it louder."""
+        return text.upper()
+
+    registry = taor.tools.ToolRegistry([shout])
+    assert isinstance(shout, taor.tools.Tool) and registry.get("shout") is shout
+    assert taor.tools.ToolOutput.of("x").text == "x"
 
 
 def test_cli_prints_version() -> None:

@@ -63,62 +63,61 @@ if TYPE_CHECKING:
         tool_result,
     )
 
-_ERRORS = (
-    "AuthenticationError",
-    "ConfigurationError",
-    "ContentFilteredError",
-    "ContextLengthError",
-    "IdleTimeoutError",
-    "InvalidRequestError",
-    "ModelNotFoundError",
-    "NetworkError",
-    "OverloadedError",
-    "PermissionDeniedError",
-    "ProviderError",
-    "QuotaExhaustedError",
-    "RateLimitError",
-    "ServerError",
-    "SessionClosedError",
-    "SessionError",
-    "StreamInterruptedError",
-    "TaorError",
-    "TranscriptError",
-)
-_LLM = (
-    "ImagePart",
-    "Message",
-    "Model",
-    "Request",
-    "Response",
-    "RetryPolicy",
-    "TextPart",
-    "ThinkingPart",
-    "Timeouts",
-    "ToolCallPart",
-    "ToolChoice",
-    "ToolDefinition",
-    "ToolResultPart",
-    "Usage",
-    "complete",
-    "connect",
-    "tool_result",
-)
-_AGENT = (
-    "Decision",
-    "Hooks",
-    "Limits",
-    "PermissionConfig",
-    "RunResult",
-    "Session",
-    "SessionConfig",
-)
-_WHERE = {
-    **dict.fromkeys(_ERRORS, "taor.errors"),
-    **dict.fromkeys(_LLM, "taor.llm"),
-    **dict.fromkeys(_AGENT, "taor.agent"),
+# What ``taor`` exports, by the module that defines it; loaded on first access. The imports
+# above say the same for type checkers, and a test holds the two together.
+_EXPORTS = {
+    "taor.agent": (
+        "Decision",
+        "Hooks",
+        "Limits",
+        "PermissionConfig",
+        "RunResult",
+        "Session",
+        "SessionConfig",
+    ),
+    "taor.errors": (
+        "AuthenticationError",
+        "ConfigurationError",
+        "ContentFilteredError",
+        "ContextLengthError",
+        "IdleTimeoutError",
+        "InvalidRequestError",
+        "ModelNotFoundError",
+        "NetworkError",
+        "OverloadedError",
+        "PermissionDeniedError",
+        "ProviderError",
+        "QuotaExhaustedError",
+        "RateLimitError",
+        "ServerError",
+        "SessionClosedError",
+        "SessionError",
+        "StreamInterruptedError",
+        "TaorError",
+        "TranscriptError",
+    ),
+    "taor.llm": (
+        "ImagePart",
+        "Message",
+        "Model",
+        "Request",
+        "Response",
+        "RetryPolicy",
+        "TextPart",
+        "ThinkingPart",
+        "Timeouts",
+        "ToolCallPart",
+        "ToolChoice",
+        "ToolDefinition",
+        "ToolResultPart",
+        "Usage",
+        "complete",
+        "connect",
+        "tool_result",
+    ),
 }
-
-__all__ = ["__version__", *_ERRORS, *_LLM, *_AGENT]
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = sorted(["__version__", *_WHERE])
 
 
 def __getattr__(name: str) -> Any:
