@@ -5,7 +5,8 @@
     ├── SessionError                  misuse of a Session
     │   └── SessionClosedError        a command sent to a closed session
     ├── TranscriptError               a transcript file that cannot be read or continued
-    └── ProviderError                 a model call failed (provider, status, retryable, raw body)
+    └── ProviderError                 a model call failed (provider, status, request id,
+        │                                 retryable, raw body)
         ├── AuthenticationError       401: the key is missing, wrong or revoked
         ├── PermissionDeniedError     403: the key may not use this model or feature
         ├── ModelNotFoundError        404: no such model (or endpoint)
@@ -50,7 +51,12 @@ class TranscriptError(TaorError):
 
 
 class ProviderError(TaorError):
-    """A model call failed. ``retryable`` says whether the retry policy may try again."""
+    """A model call failed. ``retryable`` says whether the retry policy may try again.
+
+    ``request_id`` is the provider's id of the failed request, when it gave one (Anthropic's
+    ``request-id`` header, OpenAI's ``x-request-id``, the same header of an OpenAI-compatible
+    server that sends it, Gemini's ``responseId`` of a stream that broke); the provider's
+    support asks for it, so ``str(error)`` shows it."""
 
     default_retryable = False
 
@@ -64,6 +70,7 @@ class ProviderError(TaorError):
         retryable: bool | None = None,
         retry_after: float | None = None,
         raw: Any = None,
+        request_id: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -73,11 +80,15 @@ class ProviderError(TaorError):
         self.retryable = self.default_retryable if retryable is None else retryable
         self.retry_after = retry_after
         self.raw = raw
+        self.request_id = request_id
 
     def __str__(self) -> str:
         where = f"{self.provider} " if self.provider else ""
-        status = f" (HTTP {self.status})" if self.status else ""
-        return f"{where}{type(self).__name__}{status}: {self.message}"
+        facts = [f"HTTP {self.status}"] if self.status else []
+        if self.request_id:
+            facts.append(f"request id {self.request_id}")
+        about = f" ({', '.join(facts)})" if facts else ""
+        return f"{where}{type(self).__name__}{about}: {self.message}"
 
 
 class AuthenticationError(ProviderError):

@@ -3,10 +3,12 @@ timeout; usage and cost; configure between calls."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
 
+from taor.agent.codec import event_from_json, to_json
 from taor.agent.config import SessionConfig
 from taor.agent.events import (
     AssistantTextDelta,
@@ -21,9 +23,10 @@ from taor.errors import (
     RateLimitError,
     StreamInterruptedError,
 )
+from taor.llm import connect
 from taor.llm.model import Timeouts
 from taor.llm.types import Usage
-from taor.testing import Reply, ScriptedModel, text, tool_calls
+from taor.testing import FakeProviderServer, Reply, ScriptedModel, server_error, text, tool_calls
 
 from .loop_support import FAST_RETRY, BreakingModel, Broken, collect, config, kinds, of, session
 
@@ -75,6 +78,24 @@ async def test_retries_give_up_after_max_attempts_with_an_error() -> None:
     assert error.error_type == "RateLimitError" and not error.fatal
     assert events[-1].stop_reason == "error"  # type: ignore[union-attr]
     assert model.remaining == 1
+
+
+async def test_the_error_event_gives_the_providers_request_id(
+    fake_server: FakeProviderServer,
+) -> None:
+    fake_server.push(*[server_error("upstream broke")] * 2)
+    model = connect("openai:gpt-5.1", api_key="k", base_url=fake_server.base_url("openai"))
+    cfg = config(retry=replace(FAST_RETRY, max_attempts=2))
+    async with session(model, cfg=cfg) as s:
+        events = await collect(s, "hi")
+    await model.aclose()
+    first, last = (r.request_id for r in fake_server.requests)
+    assert first and last and first != last
+    (retry,) = of(events, Retry)
+    assert f"request id {first}" in retry.cause
+    (error,) = of(events, ErrorEvent)
+    assert error.request_id == last and f"request id {last}" in error.message
+    assert event_from_json(json.loads(json.dumps(to_json(error)))) == error
 
 
 @pytest.mark.parametrize("what", ["disconnect", "malformed"])

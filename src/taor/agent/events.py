@@ -239,12 +239,14 @@ class WarningEvent(EventBase):
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ErrorEvent(EventBase):
-    """Something failed; ``fatal`` when the session closed because of it."""
+    """Something failed; ``fatal`` when the session closed because of it. A failed model call
+    gives the provider's ``request_id`` when it sent one (quote it to the provider's support)."""
 
     kind: Literal["error"] = "error"
     message: str
     error_type: str = ""
     fatal: bool = False
+    request_id: str = ""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -5,6 +5,10 @@ It serves Anthropic ``/v1/messages``, OpenAI ``/v1/responses``, Chat Completions
 each request with the next step of its script (see ``taor.testing.script``), and records every
 request. Streams use chunked transfer encoding, so a scripted disconnect is a real broken stream.
 
+Every answer carries a request id in the header the provider uses (``request-id`` for Anthropic,
+``x-request-id`` for OpenAI and Chat Completions; Gemini sends none), recorded as the request's
+``request_id``.
+
 Usage is reported with a prefix-cache simulation: a request's cached tokens are the longest
 prefix (in bytes / 4) it shares with one of the recent earlier requests, counted in blocks of
 128 tokens once at least 1024 tokens match, as OpenAI and Anthropic document their caches.
@@ -18,6 +22,7 @@ import socket
 import sys
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -40,6 +45,7 @@ class RecordedRequest:
     json: Any
     wire: str
     tool_results: tuple[str, ...] = field(default=())
+    request_id: str | None = None  # the id the answer carries in its headers
 
 
 class FakeProviderServer:
@@ -186,14 +192,17 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # else each reused connection waits ~40 ms for delayed ACKs
     fake: FakeProviderServer
+    _answer_headers: dict[str, str]  # sent with whatever answers the current request
 
     def log_message(self, format: str, *args: Any) -> None:
         return None
 
     def do_GET(self) -> None:
+        self._answer_headers = {}
         self._send_json(200, {"ok": True})
 
     def do_POST(self) -> None:
+        self._answer_headers = {}
         parts = urlsplit(self.path)
         wire = next((w for w in self.fake.wires if w.matches(parts.path)), None)
         if wire is None:
@@ -216,7 +225,10 @@ class _Handler(BaseHTTPRequestHandler):
             json=parsed,
             wire=wire.name,
             tool_results=tuple(wire.tool_results(parsed)) if parsed is not None else (),
+            request_id=f"req_fake{uuid.uuid4().hex[:24]}" if wire.request_id_header else None,
         )
+        if wire.request_id_header and request.request_id:
+            self._answer_headers = {wire.request_id_header: request.request_id}
         step = self.fake._next_step(request)
         if step is None:
             exhausted = HttpError(status=400, message="FakeProviderServer: the script is exhausted")
@@ -235,7 +247,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
-        for name, value in (headers or {}).items():
+        for name, value in {**self._answer_headers, **(headers or {})}.items():
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(data)
@@ -263,6 +275,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("transfer-encoding", "chunked")
+        for name, value in self._answer_headers.items():
+            self.send_header(name, value)
         self.end_headers()
         for n, frame in enumerate(wire.frames(reply, ctx)):
             if fault is not None and n == fault.after and not self._apply(wire, fault):

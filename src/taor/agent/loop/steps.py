@@ -182,7 +182,12 @@ def failure_events(error: ProviderError) -> list[Event]:
     """A model call failed for good: an error (fatal for authentication), and advice."""
     fatal = isinstance(error, AuthenticationError)
     events: list[Event] = [
-        ErrorEvent(message=str(error), error_type=type(error).__name__, fatal=fatal)
+        ErrorEvent(
+            message=str(error),
+            error_type=type(error).__name__,
+            fatal=fatal,
+            request_id=error.request_id or "",
+        )
     ]
     if isinstance(error, ContextLengthError):
         events.append(

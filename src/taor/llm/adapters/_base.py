@@ -9,7 +9,8 @@ from typing import Any, ClassVar
 
 import httpx2
 
-from taor.llm.adapters._http import map_exception, read_sse
+from taor.errors import ProviderError
+from taor.llm.adapters._http import map_exception, read_sse, request_id_of
 from taor.llm.catalog import Catalog, ModelInfo
 from taor.llm.events import StreamEvent
 from taor.llm.model import Timeouts
@@ -88,10 +89,25 @@ class HttpModel:
             )
         except Exception as exc:
             raise map_exception(self.provider, exc) from exc
+        async for event in self._events(response, request):
+            yield event
+
+    async def _events(
+        self, response: httpx2.Response, request: Request
+    ) -> AsyncIterator[StreamEvent]:
+        """The response's events; an error on the way (an in-stream error event, a broken or
+        malformed stream) carries the response's request id."""
+        request_id = request_id_of(response.headers)
         events = read_sse(response, self.provider)
-        async with aclosing(events):  # closes the response however the translation ends
-            async for event in self._translate(events, request):
-                yield event
+        try:
+            async with aclosing(events):  # closes the response however the translation ends
+                async for event in self._translate(events, request):
+                    yield event
+        except ProviderError as error:
+            map_exception(self.provider, error, request_id=request_id)  # fills in the id
+            raise
+        finally:
+            await response.aclose()  # also when the translation failed before reading
 
     async def aclose(self) -> None:
         if self._client is not None:

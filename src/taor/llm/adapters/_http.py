@@ -1,4 +1,5 @@
-"""What the adapters share: error classification, SDK exception mapping, reading an SSE
+"""What the adapters share: error classification, SDK exception mapping (with the provider's
+request id), reading an SSE
 response with idle-timeout and disconnect mapping, inline images, the "Error: " label of failed
 tool results, compact JSON, merging provider options into a body, and the fragment cache that
 keeps each turn from re-serializing the whole history."""
@@ -71,6 +72,19 @@ _STATUS: dict[int, type[e.ProviderError]] = {
 }
 _GENERIC = (e.InvalidRequestError, e.ServerError)
 
+# Where providers put the id of a request: Anthropic ``request-id``; OpenAI, and the
+# OpenAI-compatible servers that send one (vLLM, proxies), ``x-request-id``.
+REQUEST_ID_HEADERS = ("request-id", "x-request-id")
+
+
+def request_id_of(headers: Mapping[str, str] | None) -> str | None:
+    """The request id in response headers (keys lower-case, or an httpx ``Headers``)."""
+    for name in REQUEST_ID_HEADERS if headers else ():
+        value = headers.get(name) if headers else None
+        if value:
+            return value
+    return None
+
 
 def _status_class(status: int | None) -> type[e.ProviderError] | None:
     if status is None or status < 400:
@@ -86,6 +100,7 @@ def classify(
     code: str | None = None,
     retry_after: float | None = None,
     raw: Any = None,
+    request_id: str | None = None,
 ) -> e.ProviderError:
     """One rule for every provider: the error type string first, then the status, then the
     message text refines it (context length, content filter, quota, overloaded)."""
@@ -110,6 +125,7 @@ def classify(
         code=code,
         retry_after=retry_after if cls is not e.QuotaExhaustedError else None,
         raw=raw,
+        request_id=request_id,
     )
 
 
@@ -120,7 +136,13 @@ def error_from_body(
     message, code = _message_and_code(body)
     retry_after = parse_retry_after((headers or {}).get("retry-after"))
     return classify(
-        provider, status=status, message=message, code=code, retry_after=retry_after, raw=body
+        provider,
+        status=status,
+        message=message,
+        code=code,
+        retry_after=retry_after,
+        raw=body,
+        request_id=request_id_of(headers),
     )
 
 
@@ -143,11 +165,23 @@ def _message_and_code(body: Any) -> tuple[str, str | None]:
     return str(err.get("message") or ""), code if isinstance(code, str) else None
 
 
-def map_exception(provider: str, exc: BaseException) -> e.ProviderError:
+def map_exception(
+    provider: str, exc: BaseException, *, request_id: str | None = None
+) -> e.ProviderError:
     """Map an SDK or httpx2 exception to taor's hierarchy (duck-typed: the Stainless SDKs
-    share their exception shapes, google-genai has its own)."""
-    if isinstance(exc, e.ProviderError):
-        return exc
+    share their exception shapes, google-genai has its own). Every error leaves with the
+    provider's request id when there is one: from the response the exception carries, else
+    ``request_id`` (that of the response whose stream broke). A ``ProviderError`` is returned
+    as it is, its request id filled in when it had none."""
+    error = exc if isinstance(exc, e.ProviderError) else _mapped(provider, exc)
+    if error.request_id is None:
+        response = getattr(exc, "response", None)
+        headers = response.headers if isinstance(response, httpx2.Response) else None
+        error.request_id = request_id_of(headers) or request_id
+    return error
+
+
+def _mapped(provider: str, exc: BaseException) -> e.ProviderError:
     response = getattr(exc, "response", None)
     status = getattr(exc, "status_code", None) or getattr(exc, "code", None)
     if isinstance(status, int) and status >= 400:
@@ -176,8 +210,8 @@ def _safe_text(response: httpx2.Response) -> str:
 
 
 async def read_sse(response: httpx2.Response, provider: str) -> AsyncGenerator[SSEvent, None]:
-    """The SSE events of a streaming response; transport failures become taor errors and the
-    response is closed however the consumer stops."""
+    """The SSE events of a streaming response; transport failures become taor errors (with the
+    response's request id) and the response is closed however the consumer stops."""
     decoder = SSEDecoder()
     try:
         async for chunk in response.aiter_bytes():
@@ -186,7 +220,8 @@ async def read_sse(response: httpx2.Response, provider: str) -> AsyncGenerator[S
         for event in decoder.flush():
             yield event
     except (httpx2.HTTPError, httpx2.StreamError) as exc:
-        raise map_exception(provider, exc) from exc
+        request_id = request_id_of(response.headers)
+        raise map_exception(provider, exc, request_id=request_id) from exc
     finally:
         await response.aclose()
 

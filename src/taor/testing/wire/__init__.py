@@ -40,6 +40,8 @@ def _model_from_path(path: str) -> str:
 
 class WireFormat(Protocol):
     name: str
+    request_id_header: str | None
+    """The response header the provider names each request by (None: it sends none)."""
 
     def matches(self, path: str) -> bool: ...
 

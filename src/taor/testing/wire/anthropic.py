@@ -51,6 +51,7 @@ _ERROR_ALIASES = {"context_length": "invalid_request_error"}
 
 class AnthropicWire:
     name = "anthropic"
+    request_id_header: str | None = "request-id"
 
     def matches(self, path: str) -> bool:
         return path.endswith("/v1/messages")

@@ -53,6 +53,7 @@ DONE = b"data: [DONE]\n\n"
 
 class ChatWire:
     name = "chat"
+    request_id_header: str | None = "x-request-id"  # as vLLM and OpenAI-compatible proxies send it
 
     def matches(self, path: str) -> bool:
         return path.rstrip("/").endswith("/chat/completions")

@@ -80,6 +80,7 @@ _KEY_INFO = {
 
 class GeminiWire:
     name = "gemini"
+    request_id_header: str | None = None  # Gemini names a response by the responseId of its chunks
 
     def matches(self, path: str) -> bool:
         return _PATH.match(path) is not None

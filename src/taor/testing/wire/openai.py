@@ -59,6 +59,7 @@ Seq = Callable[[], int]
 
 class ResponsesWire:
     name = "openai"
+    request_id_header: str | None = "x-request-id"
 
     def matches(self, path: str) -> bool:
         return path.endswith("/v1/responses")

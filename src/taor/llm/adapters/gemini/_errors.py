@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from taor import errors as e
-from taor.llm.adapters._http import classify
+from taor.llm.adapters._http import classify, request_id_of
 from taor.llm.retry import parse_retry_after
 
 _BAD_KEY = frozenset({"API_KEY_INVALID", "API_KEY_EXPIRED"})
@@ -23,17 +23,20 @@ def api_error(status: int | None, body: Any, headers: Mapping[str, str]) -> e.Pr
     details: list[Any] = error["details"] if isinstance(error.get("details"), list) else []
     retry_after = parse_retry_after(headers.get("retry-after"))
     retry_after = _retry_delay(details) if retry_after is None else retry_after
-    kwargs: dict[str, Any] = {"provider": "gemini", "status": status, "code": code, "raw": body}
+    kwargs: dict[str, Any] = {
+        "status": status,
+        "code": code,
+        "raw": body,
+        "request_id": request_id_of(headers),
+    }
     if _reason(details) in _BAD_KEY:  # Gemini answers a bad key with 400 INVALID_ARGUMENT
-        return e.AuthenticationError(message, **kwargs)
+        return e.AuthenticationError(message, provider="gemini", **kwargs)
     if status == 429 or code == "RESOURCE_EXHAUSTED":
         if _daily_quota(details):
-            return e.QuotaExhaustedError(message, **kwargs)
+            return e.QuotaExhaustedError(message, provider="gemini", **kwargs)
         if retry_after is not None:
-            return e.RateLimitError(message, retry_after=retry_after, **kwargs)
-    return classify(
-        "gemini", status=status, message=message, code=code, retry_after=retry_after, raw=body
-    )
+            return e.RateLimitError(message, provider="gemini", retry_after=retry_after, **kwargs)
+    return classify("gemini", message=message, retry_after=retry_after, **kwargs)
 
 
 def _reason(details: list[Any]) -> str:

@@ -9,9 +9,9 @@ from typing import Any, ClassVar
 
 import httpx2
 
-from taor.errors import NetworkError
+from taor.errors import NetworkError, ProviderError
 from taor.llm.adapters._base import HttpModel
-from taor.llm.adapters._http import FragmentCache, dumps, map_exception, merge_options, read_sse
+from taor.llm.adapters._http import FragmentCache, dumps, map_exception, merge_options
 from taor.llm.adapters.gemini._errors import api_error
 from taor.llm.adapters.gemini._messages import Encoded, encode_message, result_encoder
 from taor.llm.adapters.gemini._request import encode_tool, head_fields
@@ -98,11 +98,8 @@ class GeminiModel(HttpModel):
             self._client = self._make_client()
         path, body, _ = self._encode(request)
         response = await self._send(path, body)
-        try:
-            async for event in self._translate(read_sse(response, self.provider), request):
-                yield event
-        finally:  # also when the consumer stops early
-            await response.aclose()
+        async for event in self._events(response, request):
+            yield event
 
     async def _send(self, path: str, body: bytes) -> httpx2.Response:
         from google.genai import errors
@@ -135,13 +132,17 @@ class GeminiModel(HttpModel):
         self, events: AsyncIterator[SSEvent], request: Request
     ) -> AsyncIterator[StreamEvent]:
         state = Stream()
-        async for sse in events:
-            data = parse(sse.data)
-            if data is not None:
-                for event in state.feed(data):
-                    yield event
-        for event in state.close():
-            yield event
+        try:
+            async for sse in events:
+                data = parse(sse.data)
+                if data is not None:
+                    for event in state.feed(data):
+                        yield event
+            for event in state.close():
+                yield event
+        except ProviderError as error:  # Gemini sends no request id header: its responseId
+            map_exception(self.provider, error, request_id=state.response_id)
+            raise
 
     async def aclose(self) -> None:
         client, self._client = self._client, None
