@@ -27,7 +27,7 @@ from taor.env.local import LocalEnvironment
 from taor.env.memory import MemoryEnvironment
 from taor.errors import ContextLengthError, RateLimitError
 from taor.llm.types import Request, ToolResultPart
-from taor.testing import Reply, ScriptedModel, text, tool_calls
+from taor.testing import Reply, ScriptedModel, text, tool_calls, web_search
 
 from .loop_support import assert_valid, collect, config, kinds, of, session
 
@@ -50,7 +50,10 @@ async def rich_session() -> tuple[list[Event], Session]:
     def steer_and_call(request: Request) -> Reply:
         s.steer("Also run make.")
         return Reply(
-            thinking="Let me look.", text="Reading.", tool_calls=tool_calls(read, read).tool_calls
+            thinking="Let me look.",
+            server_tools=(web_search("a.txt", ("A", "https://example.com/a")),),
+            text="Reading.",
+            tool_calls=tool_calls(read, read).tool_calls,
         )
 
     model.push(

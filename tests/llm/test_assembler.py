@@ -9,6 +9,9 @@ from taor.llm import (
     Assembler,
     Finish,
     FinishReason,
+    ServerToolPart,
+    ServerToolResult,
+    ServerToolUse,
     StateDelta,
     StreamStart,
     TextDelta,
@@ -129,3 +132,26 @@ def test_stream_without_finish_is_interrupted() -> None:
 def test_feed_rejects_non_events() -> None:
     with pytest.raises(TypeError):
         Assembler().feed("text")  # type: ignore[arg-type]
+
+
+def test_server_tool_blocks_become_parts_in_place_not_tool_calls() -> None:
+    use = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+    result = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
+    response = assemble_events(
+        [
+            StreamStart(id="msg_1"),
+            ServerToolUse(index=0, block=use),
+            ServerToolResult(index=1, block=result),
+            TextDelta(index=2, text="found nothing"),
+            Finish(reason=FinishReason(reason="stop")),
+        ],
+        provider="anthropic",
+    )
+    parts = response.message.parts
+    assert parts[:2] == (
+        ServerToolPart(provider="anthropic", block=use),
+        ServerToolPart(provider="anthropic", block=result),
+    )
+    assert [p.is_result for p in parts[:2]] == [False, True]  # type: ignore[union-attr]
+    assert response.text == "found nothing" and not response.tool_calls
+    assert response.finish_reason.reason == "stop"

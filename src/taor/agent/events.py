@@ -8,7 +8,9 @@ session itself, the child's id for events of a subagent relayed to its parent).
 A cycle (one input) runs: ``user_input``, then per model call ``assistant_text_start`` /
 ``assistant_text_delta`` ... / ``assistant_text_end`` (and ``thinking_delta``), ``usage``, then per
 tool call ``tool_call_start``, ``tool_call_output_delta`` ..., ``tool_call_end``; it ends with one
-``processing_end`` whose ``stop_reason`` says why. Commands are acknowledged: ``steer`` by
+``processing_end`` whose ``stop_reason`` says why. A tool the provider runs itself within a
+response (Anthropic's web search, ...) shows as ``server_tool_use`` then ``server_tool_result``,
+as it streams; taor runs nothing for it. Commands are acknowledged: ``steer`` by
 ``steering_queued`` (then ``steering_injected`` when it reaches the model), ``follow_up`` by
 ``follow_up_queued``, ``interrupt`` by ``interrupted``, ``close`` by ``session_end``.
 """
@@ -115,6 +117,31 @@ class ToolCallEnd(EventBase):
     duration: float = 0.0
     metadata: Mapping[str, Any] = field(default_factory=dict)
     output_file: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ServerToolUse(EventBase):
+    """The provider runs one of its own tools within the response (Anthropic's web search, web
+    fetch, code execution, tool search): taor neither runs it nor asks permission."""
+
+    kind: Literal["server_tool_use"] = "server_tool_use"
+    call_id: str
+    name: str
+    input: Mapping[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ServerToolResult(EventBase):
+    """What the provider's own tool gave: ``result_type`` is the block's type (such as
+    ``web_search_tool_result``), ``content`` its JSON content as the provider sent it (for a
+    web search, results with ``title`` and ``url``; an error is an object whose type ends in
+    ``_error``)."""
+
+    kind: Literal["server_tool_result"] = "server_tool_result"
+    call_id: str
+    result_type: str
+    content: Any = None
+    is_error: bool = False
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -273,6 +300,8 @@ Event: TypeAlias = (
     | ToolCallStart
     | ToolCallOutputDelta
     | ToolCallEnd
+    | ServerToolUse
+    | ServerToolResult
     | PermissionRequest
     | PermissionDecision
     | SteeringQueued

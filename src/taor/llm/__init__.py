@@ -5,6 +5,8 @@ from taor.llm.catalog import Catalog, ModelInfo
 from taor.llm.connect import connect, parse_model_string
 from taor.llm.events import (
     Finish,
+    ServerToolResult,
+    ServerToolUse,
     StateDelta,
     StreamEvent,
     StreamStart,
@@ -24,6 +26,7 @@ from taor.llm.types import (
     Part,
     Request,
     Response,
+    ServerToolPart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -48,6 +51,9 @@ __all__ = [
     "Response",
     "RetryInfo",
     "RetryPolicy",
+    "ServerToolPart",
+    "ServerToolResult",
+    "ServerToolUse",
     "StateDelta",
     "StreamEvent",
     "StreamStart",

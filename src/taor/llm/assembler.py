@@ -4,12 +4,14 @@ double goes through it, so "what the stream said" and "what the response holds" 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterable, Iterable
+from collections.abc import AsyncIterable, Iterable, Mapping
 from typing import Any
 
 from taor.errors import StreamInterruptedError
 from taor.llm.events import (
     Finish,
+    ServerToolResult,
+    ServerToolUse,
     StateDelta,
     StreamEvent,
     StreamStart,
@@ -25,6 +27,7 @@ from taor.llm.types import (
     Message,
     Part,
     Response,
+    ServerToolPart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -33,7 +36,17 @@ from taor.llm.types import (
 
 
 class _Slot:
-    __slots__ = ("args", "call_id", "chunks", "kind", "name", "redacted", "signature", "state")
+    __slots__ = (
+        "args",
+        "block",
+        "call_id",
+        "chunks",
+        "kind",
+        "name",
+        "redacted",
+        "signature",
+        "state",
+    )
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
@@ -44,6 +57,7 @@ class _Slot:
         self.signature: str | None = None
         self.redacted = False
         self.state: dict[str, Any] | None = None
+        self.block: Mapping[str, Any] = {}
 
 
 class Assembler:
@@ -73,6 +87,8 @@ class Assembler:
         elif type(event) is ToolCallStart:
             slot = self._slot(event.index, "tool_call")
             slot.call_id, slot.name = event.id, event.name
+        elif type(event) is ServerToolUse or type(event) is ServerToolResult:
+            self._slot(event.index, "server_tool").block = event.block
         elif type(event) is StateDelta:
             self._merge_state(event)
         elif type(event) is UsageUpdate:
@@ -116,6 +132,8 @@ class Assembler:
                 raw_arguments=raw,
                 provider_state=slot.state,
             )
+        if slot.kind == "server_tool":
+            return ServerToolPart(provider=self.provider, block=slot.block)
         if slot.kind == "thinking":
             return ThinkingPart(
                 text="".join(slot.chunks),

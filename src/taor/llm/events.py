@@ -4,12 +4,17 @@ A stream is: ``start``, then any interleaving of part events, then ``usage`` (ze
 the last one wins) and exactly one ``finish``. ``index`` is the position of the part in the
 assistant message being built, so concurrent parts (parallel tool calls) stay apart.
 ``assemble`` (in ``taor.llm.assembler``) turns any such stream into a ``Response``.
+
+``server_tool_use`` and ``server_tool_result`` report a tool the provider ran itself within the
+response (Anthropic's web search, web fetch, code execution, tool search), each once its block is
+complete; they become ``ServerToolPart``s, never tool calls.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from taor.llm.types import FinishReason, ProviderState, Usage
 
@@ -62,6 +67,26 @@ class ToolCallEnd:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class ServerToolUse:
+    """The provider ran one of its own tools: ``block`` is the complete block (``id``,
+    ``name``, ``input``, as the provider sent it)."""
+
+    kind: Literal["server_tool_use"] = "server_tool_use"
+    index: int
+    block: Mapping[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ServerToolResult:
+    """The result of a provider's own tool: ``block`` is the complete block (its ``type``, such
+    as ``web_search_tool_result``, ``tool_use_id`` and ``content``)."""
+
+    kind: Literal["server_tool_result"] = "server_tool_result"
+    index: int
+    block: Mapping[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class StateDelta:
     """Opaque provider state for the part at ``index`` (or the message when ``index`` is None),
     merged into what that part already holds, one provider key at a time."""
@@ -90,6 +115,8 @@ StreamEvent: TypeAlias = (
     | ToolCallStart
     | ToolCallDelta
     | ToolCallEnd
+    | ServerToolUse
+    | ServerToolResult
     | StateDelta
     | UsageUpdate
     | Finish

@@ -9,6 +9,12 @@ signatures. Parts and messages keep it in ``provider_state``, a mapping keyed by
 (``"anthropic"``, ``"openai"``, ``"gemini"``, ...). An adapter reads only its own key, so switching
 provider drops exactly what the new one cannot read. A thinking part also records the ``provider``
 that produced it: its ``signature`` is meaningful to that provider only.
+
+Server tools. A provider may run tools of its own within a response (Anthropic's web search, web
+fetch, code execution and tool search): the response then holds the use and its result as
+content blocks, which must go back verbatim, in their place, on the next request. A
+``ServerToolPart`` keeps each such block whole, as JSON; only its provider reads it back, and
+taor never runs it (it is not a ``ToolCallPart``).
 """
 
 from __future__ import annotations
@@ -91,7 +97,34 @@ class ThinkingPart:
     provider_state: ProviderState | None = None
 
 
-Part: TypeAlias = TextPart | ImagePart | ToolCallPart | ToolResultPart | ThinkingPart
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ServerToolPart:
+    """A tool the ``provider`` ran itself, or its result: ``block`` is the provider's content
+    block as received (JSON data), sent back verbatim to that provider and dropped for any other.
+    A use has an ``id``, a ``name`` and an ``input``; its result names it by ``tool_use_id``."""
+
+    kind: Literal["server_tool"] = "server_tool"
+    provider: str
+    block: Mapping[str, Any]
+    provider_state: ProviderState | None = None
+
+    @property
+    def block_type(self) -> str:
+        return str(self.block.get("type", ""))
+
+    @property
+    def is_result(self) -> bool:
+        return "tool_use_id" in self.block
+
+    @property
+    def call_id(self) -> str:
+        """The use's id; for a result, the id of the use it answers."""
+        return str(self.block.get("tool_use_id" if self.is_result else "id", ""))
+
+
+Part: TypeAlias = (
+    TextPart | ImagePart | ToolCallPart | ToolResultPart | ThinkingPart | ServerToolPart
+)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

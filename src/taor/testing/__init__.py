@@ -9,6 +9,7 @@ from taor.testing.script import (
     Fault,
     HttpError,
     Reply,
+    ServerToolRun,
     ToolCall,
     context_length,
     disconnect,
@@ -22,6 +23,7 @@ from taor.testing.script import (
     text,
     tool_calls,
     unauthorized,
+    web_search,
 )
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "Reply",
     "ScriptExhaustedError",
     "ScriptedModel",
+    "ServerToolRun",
     "ToolCall",
     "context_length",
     "disconnect",
@@ -48,4 +51,5 @@ __all__ = [
     "text",
     "tool_calls",
     "unauthorized",
+    "web_search",
 ]

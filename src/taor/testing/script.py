@@ -2,7 +2,8 @@
 
 A script is a sequence of steps, one per model call:
 
-- ``Reply``: what the model says (text, thinking, tool calls, usage, finish reason, a delay);
+- ``Reply``: what the model says (text, thinking, tool calls, the provider's own tool runs such
+  as a web search, usage, finish reason, a delay);
 - ``HttpError`` (server only): an HTTP error with a provider-shaped body;
 - ``Fault`` (server only): a reply whose stream breaks: a disconnect, a stall, a malformed
   chunk or an in-stream error event, after a given number of events;
@@ -20,6 +21,8 @@ from typing import Any, Literal
 
 from taor.llm.events import (
     Finish,
+    ServerToolResult,
+    ServerToolUse,
     StreamEvent,
     StreamStart,
     TextDelta,
@@ -46,14 +49,51 @@ class ToolCall:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class ServerToolRun:
+    """A tool the provider runs itself within a reply (Anthropic's web search, web fetch, code
+    execution, tool search): its use (``name``, ``input``) and its result block (``result_type``
+    with the JSON ``content``), streamed as Anthropic streams them. Other wires leave it out."""
+
+    name: str
+    input: Mapping[str, Any] = field(default_factory=dict)
+    result_type: str = ""
+    content: Any = None
+    id: str | None = None
+
+
+def web_search(query: str, *results: tuple[str, str], call_id: str | None = None) -> ServerToolRun:
+    """A web search and its ``(title, url)`` results, shaped as Anthropic's ``web_search``."""
+    found = [
+        {
+            "type": "web_search_result",
+            "title": title,
+            "url": url,
+            "encrypted_content": f"fake-encrypted-{n}-" + "x" * 40,
+            "page_age": None,
+        }
+        for n, (title, url) in enumerate(results)
+    ]
+    return ServerToolRun(
+        name="web_search",
+        input={"query": query},
+        result_type="web_search_tool_result",
+        content=found,
+        id=call_id,
+    )
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Reply:
     """One scripted model turn. ``chunk`` is how many characters each streamed delta carries.
-    ``signature`` seals the thinking (as Anthropic does); ``usage`` defaults to an estimate."""
+    ``signature`` seals the thinking (as Anthropic does); ``usage`` defaults to an estimate.
+    ``server_tools`` come after the thinking and before the text, as a search comes before the
+    answer it informs."""
 
     text: str = ""
     thinking: str = ""
     signature: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+    server_tools: tuple[ServerToolRun, ...] = ()
     usage: Usage | None = None
     finish: FinishKind | None = None
     delay: float = 0.0
@@ -159,6 +199,14 @@ def chunks(value: str, size: int) -> Iterator[str]:
         yield value[start : start + size]
 
 
+def server_tool_blocks(run: ServerToolRun, call_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The run's use and result blocks, in Anthropic's shape."""
+    use = {"type": "server_tool_use", "id": call_id, "name": run.name, "input": dict(run.input)}
+    use["caller"] = {"type": "direct"}  # newer API versions add it after the input
+    kind = run.result_type or f"{run.name}_tool_result"
+    return use, {"type": kind, "tool_use_id": call_id, "content": run.content}
+
+
 def estimate_usage(reply: Reply, input_chars: int = 0) -> Usage:
     if reply.usage is not None:
         return reply.usage
@@ -184,6 +232,11 @@ def reply_events(
         if reply.signature:
             yield ThinkingDelta(index=index, signature=reply.signature)
         index += 1
+    for run in reply.server_tools:
+        use, result = server_tool_blocks(run, run.id or f"srv{next(call_ids)}")
+        yield ServerToolUse(index=index, block=use)
+        yield ServerToolResult(index=index + 1, block=result)
+        index += 2
     if reply.text:
         for piece in chunks(reply.text, reply.chunk):
             yield TextDelta(index=index, text=piece)

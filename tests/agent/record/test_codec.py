@@ -59,6 +59,7 @@ def strategy(tp: Any) -> st.SearchStrategy[Any]:
         bytes: st.binary(max_size=64),
         type(None): st.none(),
         ImagePart: images,
+        Any: json_values,
     }
     if tp in simple:
         return simple[tp]

@@ -31,6 +31,7 @@ from taor.llm.types import (
     ImagePart,
     Message,
     Part,
+    ServerToolPart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -62,6 +63,8 @@ def _part_chars(part: Part) -> int:
             return len(part.name) + len(arguments)
         case ToolResultPart():
             return len(part.name) + sum(_part_chars(p) for p in part.content)
+        case ServerToolPart():
+            return len(json.dumps(dict(part.block), default=repr))
         case _:
             assert_never(part)
 

@@ -31,6 +31,8 @@ from taor.agent.events import (
     Compaction,
     Event,
     Retry,
+    ServerToolResult,
+    ServerToolUse,
     ThinkingDelta,
     UsageEvent,
 )
@@ -42,7 +44,7 @@ from taor.errors import ContextLengthError
 from taor.llm import events as llm
 from taor.llm.assembler import Assembler
 from taor.llm.retry import RetryInfo, retry_stream
-from taor.llm.types import Message, Request, Response, TextPart
+from taor.llm.types import Message, Request, Response, ServerToolPart, TextPart
 
 
 @dataclass(kw_only=True, slots=True)
@@ -117,6 +119,8 @@ async def stream_response(rt: Runtime, request: Request, out: Streamed) -> Async
                 yield AssistantTextDelta(delta=item.text)
             elif type(item) is llm.ThinkingDelta and item.text:
                 yield ThinkingDelta(delta=item.text)
+            elif type(item) is llm.ServerToolUse or type(item) is llm.ServerToolResult:
+                yield _server_tool_event(ServerToolPart(provider="", block=item.block))
             else:
                 continue
             # A response that arrives in one burst is parsed without a pause: let the readers
@@ -125,6 +129,18 @@ async def stream_response(rt: Runtime, request: Request, out: Streamed) -> Async
     response = assembler.response()
     message = unique_calls(response.message, rt.transcript.call_ids())
     out.response = dataclasses.replace(response, message=message)
+
+
+def _server_tool_event(part: ServerToolPart) -> ServerToolUse | ServerToolResult:
+    block = part.block
+    if not part.is_result:
+        name, given = str(block.get("name", "")), block.get("input")
+        return ServerToolUse(call_id=part.call_id, name=name, input=dict(given or {}))
+    content = block.get("content")
+    failed = isinstance(content, dict) and str(content.get("type", "")).endswith("_error")
+    return ServerToolResult(
+        call_id=part.call_id, result_type=part.block_type, content=content, is_error=failed
+    )
 
 
 def _retry_event(info: RetryInfo, *, discarded_text: bool) -> Retry:

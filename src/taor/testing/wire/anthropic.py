@@ -4,7 +4,10 @@ Streams follow the recorded shape of real traffic: ``message_start`` (usage with
 counts, ``output_tokens`` 1), then per content block ``content_block_start`` / deltas /
 ``content_block_stop`` (a ``ping`` right after the first block opens; thinking sealed by a
 ``signature_delta``; tool input as ``input_json_delta`` chunks after an empty first one), then
-``message_delta`` (stop reason, cumulative usage) and ``message_stop``.
+``message_delta`` (stop reason, cumulative usage) and ``message_stop``. A server tool run (a web
+search, ...) is a ``server_tool_use`` block whose input streams like a tool's, then its result
+block (``web_search_tool_result``, ...) whole in its ``content_block_start``, as recorded
+traffic shows.
 
 Usage follows Anthropic's convention: ``input_tokens`` counts only the uncached prompt tokens.
 Anthropic caches only up to a ``cache_control`` breakpoint, so simulated cache reads are
@@ -19,7 +22,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from taor.llm.types import Usage
-from taor.testing.script import chunks
+from taor.testing.script import chunks, server_tool_blocks
 from taor.testing.wire import ReplyContext, sse
 
 if TYPE_CHECKING:
@@ -135,13 +138,17 @@ def _usage(reply: Reply, ctx: ReplyContext) -> dict[str, Any]:
 
 
 def _blocks(reply: Reply, ctx: ReplyContext) -> Iterator[tuple[dict[str, Any], str]]:
-    """The complete content blocks of the reply in order (thinking, text, tool uses), each
-    with the raw tool input it streams (empty for other blocks)."""
+    """The complete content blocks of the reply in order (thinking, server tool uses and their
+    results, text, tool uses), each with the raw input it streams (empty for other blocks)."""
     if reply.thinking or reply.signature:
         yield (
             {"type": "thinking", "thinking": reply.thinking, "signature": reply.signature or ""},
             "",
         )
+    for run in reply.server_tools:
+        use, result = server_tool_blocks(run, run.id or f"srv{ctx.call_id()}")
+        yield use, json.dumps(run.input, separators=(",", ":"))
+        yield result, ""
     if reply.text:
         yield {"type": "text", "text": reply.text}, ""
     for call in reply.tool_calls:
@@ -163,6 +170,8 @@ def _block_frames(index: int, block: dict[str, Any], raw: str, size: int) -> Ite
         start = {"type": "text", "text": ""}
     elif kind == "thinking":
         start = {"type": "thinking", "thinking": "", "signature": ""}
+    elif "tool_use_id" in block:  # a server tool's result arrives whole
+        start = block
     else:
         start = {**block, "input": {}}
     event = {"type": "content_block_start", "index": index, "content_block": start}
@@ -186,7 +195,7 @@ def _deltas(block: dict[str, Any], raw: str, size: int) -> Iterator[dict[str, An
             yield {"type": "thinking_delta", "thinking": piece}
         if block["signature"]:
             yield {"type": "signature_delta", "signature": block["signature"]}
-    else:
+    elif "tool_use_id" not in block:
         yield {"type": "input_json_delta", "partial_json": ""}
         for piece in chunks(raw, size):
             yield {"type": "input_json_delta", "partial_json": piece}

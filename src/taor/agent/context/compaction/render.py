@@ -19,6 +19,7 @@ from taor.llm.types import (
     ImagePart,
     Message,
     Part,
+    ServerToolPart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -48,6 +49,11 @@ def _entry(who: str, part: Part) -> str:
         case ToolCallPart():
             arguments = part.raw_arguments or json.dumps(dict(part.arguments), default=repr)
             return f"ASSISTANT CALLED {part.name} {arguments}"
+        case ServerToolPart():  # its result is the provider's, often encrypted: the use says it
+            if part.is_result:
+                return ""
+            arguments = json.dumps(part.block.get("input") or {}, default=repr)
+            return f"ASSISTANT USED THE PROVIDER'S {part.block.get('name', 'tool')} {arguments}"
         case ToolResultPart():
             flag = " (error)" if part.is_error else ""
             body = "".join(p.text if isinstance(p, TextPart) else "[image]" for p in part.content)

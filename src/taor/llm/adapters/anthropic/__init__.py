@@ -25,8 +25,17 @@ block of that user turn, where the previous request put breakpoint 3. Breakpoint
 the cached content, but each one moved changes the body's bytes; placing (4) only when needed
 keeps each body equal to the previous one, byte for byte, up to the marker of its last breakpoint.
 
-``provider_options["anthropic"]`` is merged into the body, except taor's own keys: ``auto_cache``
-and ``beta_headers`` (a list, sent comma-joined as the ``anthropic-beta`` header).
+``provider_options["anthropic"]`` is merged into the body, except taor's own keys: ``auto_cache``,
+``beta_headers`` (a list, sent comma-joined as the ``anthropic-beta`` header) and ``tools`` (a
+list of tool definitions sent after taor's own: this is how server tools are enabled, e.g.
+``{"type": "web_search_20250305", "name": "web_search", "max_uses": 5}``).
+
+Server tools. Anthropic runs them itself within the response: their ``server_tool_use`` blocks
+and result blocks (``web_search_tool_result``, ...) arrive as ``server_tool_use`` /
+``server_tool_result`` events, are kept on the assistant message as ``ServerToolPart``s in their
+place among the other blocks, and go back verbatim on the next request. They are never tool
+calls: nothing runs them in taor, and no permission is asked (enabling them is the host's
+choice). A ``pause_turn`` stop reason (a long server-tool turn cut short) finishes as ``other``.
 
 Modules: ``_messages`` encodes each message as JSON fragments, ``_request`` assembles the body
 (options, thinking, tool choice, cache breakpoints), ``_stream`` turns the SSE events into taor

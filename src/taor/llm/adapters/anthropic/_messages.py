@@ -1,5 +1,6 @@
 """Anthropic messages as JSON fragments, encoded once per message: content blocks, tool
-results (kept apart, since a turn sends them first), images and signed thinking."""
+results (kept apart, since a turn sends them first), images, signed thinking, and the blocks of
+server tools, sent back exactly as they came."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from taor.llm.types import (
     ImagePart,
     Message,
     Part,
+    ServerToolPart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
@@ -83,6 +85,9 @@ def _block(part: Part, role: str) -> str | None:
             return dumps(block) if role == "assistant" else None
         case ThinkingPart():
             return _thinking_block(part) if role == "assistant" else None
+        case ServerToolPart():
+            mine = role == "assistant" and part.provider == "anthropic"
+            return dumps(dict(part.block)) if mine else None
         case ToolResultPart():
             return None
         case _:

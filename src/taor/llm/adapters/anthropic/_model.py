@@ -43,6 +43,7 @@ class AnthropicModel(HttpModel):
         system, turns = self._turns(request.system, request.messages)
         head = body.head_fields(request, model, self.info(model), options, body.may_think(turns))
         tools = [self._tools.get(tool, body.encode_tool) for tool in request.tools]
+        tools += body.extra_tools(options)
         self._messages.rotate()
         self._tools.rotate()
         for blocks in (tools, system) if auto_cache else ():

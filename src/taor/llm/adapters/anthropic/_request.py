@@ -15,7 +15,7 @@ BUDGETS: dict[str, int] = {"low": 2048, "medium": 8192, "high": 24576, "xhigh": 
 LOOKBACK_BLOCKS = 8  # well inside the ~20 blocks Anthropic looks back from a breakpoint
 _CACHE_CONTROL = ',"cache_control":{"type":"ephemeral"}}'
 _THINKING_BLOCKS = ('{"type":"thinking"', '{"type":"redacted_thinking"')
-_OWN_OPTIONS = ("auto_cache", "beta_headers")
+_OWN_OPTIONS = ("auto_cache", "beta_headers", "tools")
 _MERGED_OPTIONS = ("output_config", "metadata")
 
 
@@ -74,6 +74,12 @@ def _tool_choice(choice: ToolChoice) -> dict[str, Any]:
 def encode_tool(tool: ToolDefinition) -> str:
     schema = dict(tool.parameters)
     return dumps({"name": tool.name, "description": tool.description, "input_schema": schema})
+
+
+def extra_tools(options: dict[str, Any]) -> list[str]:
+    """The tool definitions of ``provider_options["anthropic"]["tools"]`` (server tools such as
+    ``{"type": "web_search_20250305", "name": "web_search"}``), sent after taor's own."""
+    return [dumps(tool) for tool in options.get("tools") or ()]
 
 
 def mark_last(blocks: list[str]) -> None:

@@ -1,5 +1,11 @@
 """Anthropic stream events to taor events: content blocks (block indices are the part
-indices), cumulative usage normalized to taor's convention, and the stop reason."""
+indices), cumulative usage normalized to taor's convention, and the stop reason.
+
+Blocks of the server tools (``server_tool_use`` and ``mcp_tool_use``, and their results:
+``web_search_tool_result``, ``code_execution_tool_result``, ... ``mcp_tool_result``) are kept
+whole: a use's ``input_json_delta``s are joined into its ``input`` (they never reach a tool
+call), and each block is reported complete, at its ``content_block_stop``. Deltas of a block of
+any other unknown type are ignored."""
 
 from __future__ import annotations
 
@@ -10,6 +16,8 @@ from taor.errors import StreamInterruptedError
 from taor.llm.adapters._http import dumps, error_from_body, json_object
 from taor.llm.events import (
     Finish,
+    ServerToolResult,
+    ServerToolUse,
     StreamEvent,
     StreamStart,
     TextDelta,
@@ -32,6 +40,15 @@ _FINISH: dict[str, FinishKind] = {
 }
 
 
+_SERVER_USES = frozenset({"server_tool_use", "mcp_tool_use"})
+
+
+def is_server_tool_block(kind: str) -> bool:
+    """A block of a tool Anthropic runs itself: a use, or a result (``*_tool_result`` other
+    than the client's own ``tool_result``)."""
+    return kind in _SERVER_USES or (kind.endswith("_tool_result") and kind != "tool_result")
+
+
 def parse(data: str) -> dict[str, Any]:
     value = json_object(data)
     if value is None:
@@ -44,13 +61,14 @@ def parse(data: str) -> dict[str, Any]:
 class Stream:
     """Anthropic stream events to taor events. Block indices are the part indices."""
 
-    __slots__ = ("finished", "stop", "thinking_chars", "tools", "usage")
+    __slots__ = ("finished", "server", "stop", "thinking_chars", "tools", "usage")
 
     def __init__(self) -> None:
         self.finished = False
         self.stop: str | None = None
         self.thinking_chars = 0
         self.tools: set[int] = set()
+        self.server: dict[int, tuple[dict[str, Any], list[str]]] = {}  # block, input chunks
         self.usage: dict[str, Any] = {}
 
     def handle(self, data: dict[str, Any]) -> Sequence[StreamEvent]:
@@ -62,7 +80,7 @@ class Stream:
             if kind == "content_block_start":
                 return self.start(data["index"], data["content_block"])
             if kind == "content_block_stop":
-                return (ToolCallEnd(index=data["index"]),) if data["index"] in self.tools else ()
+                return self.stop_block(data["index"])
             if kind == "message_start":
                 self.record(data["message"].get("usage"))
                 return (
@@ -89,7 +107,14 @@ class Stream:
             return TextDelta(index=index, text=delta["text"])
         if kind == "input_json_delta":
             chunk = delta["partial_json"]
-            return ToolCallDelta(index=index, arguments=chunk) if chunk else None
+            if index in self.server:
+                self.server[index][1].append(chunk)
+                return None
+            return (
+                ToolCallDelta(index=index, arguments=chunk)
+                if chunk and index in self.tools
+                else None
+            )
         if kind == "thinking_delta":
             text = delta["thinking"]
             self.thinking_chars += len(text)
@@ -115,7 +140,22 @@ class Stream:
             return (ThinkingDelta(index=index, text=text, signature=signature),)
         if kind == "redacted_thinking":
             return (ThinkingDelta(index=index, signature=block["data"], redacted=True),)
+        if is_server_tool_block(kind):
+            self.server[index] = (dict(block), [])
         return ()
+
+    def stop_block(self, index: int) -> Sequence[StreamEvent]:
+        if index in self.tools:
+            return (ToolCallEnd(index=index),)
+        if index not in self.server:
+            return ()
+        block, chunks = self.server.pop(index)
+        if block["type"] in _SERVER_USES:
+            raw = "".join(chunks)
+            if raw.strip():  # the input streamed: the start's ``input`` was a placeholder
+                block["input"] = json_object(raw) or {}
+            return (ServerToolUse(index=index, block=block),)
+        return (ServerToolResult(index=index, block=block),)
 
     def record(self, usage: dict[str, Any] | None) -> None:
         """Counts are cumulative: later values replace earlier ones, absent ones are kept."""
