@@ -8,7 +8,6 @@ from dataclasses import replace
 
 import pytest
 
-from taor.agent.codec import event_from_json, to_json
 from taor.agent.config import SessionConfig
 from taor.agent.events import (
     AssistantTextDelta,
@@ -17,6 +16,7 @@ from taor.agent.events import (
     Retry,
     UsageEvent,
 )
+from taor.agent.record.codec import event_from_json, to_json
 from taor.errors import (
     IdleTimeoutError,
     OverloadedError,

@@ -9,11 +9,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from taor.agent.codec import event_from_json, to_json
 from taor.agent.config import PermissionConfig, SessionConfig
 from taor.agent.events import Event, ServerToolResult, ServerToolUse, ToolCallStart
+from taor.agent.record.codec import event_from_json, to_json
+from taor.agent.record.transcript import problems
 from taor.agent.session import Session
-from taor.agent.transcript import problems
 from taor.env.memory import MemoryEnvironment
 from taor.llm import Model, ServerToolPart, connect
 from taor.testing import FakeProviderServer, Reply, ToolCall, text, web_search
