@@ -59,7 +59,9 @@ async def test_server_tools_across_turns_and_a_resume(
     fake_server.push(FIRST, text("0.4 adds server tools."), text("Still 0.4."))
     model = model_for(fake_server)
     try:
-        async with Session.recorded(path, model, env(), config=CONFIG, profile=None) as session:
+        async with Session.recorded(
+            path, model, environment=env(), config=CONFIG, profile=None
+        ) as session:
             events = [e async for e in session.submit("What is new in taor?")]
             assert not problems(session.history)
     finally:
@@ -97,7 +99,9 @@ async def test_server_tools_across_turns_and_a_resume(
     assert sum('"server_tool"' in line for line in lines) == 1  # the one assistant turn
     model = model_for(fake_server)
     try:
-        async with Session.resume(path, model, env(), config=CONFIG, profile=None) as resumed:
+        async with Session.resume(
+            path, model, environment=env(), config=CONFIG, profile=None
+        ) as resumed:
             kept = [
                 p
                 for t in resumed.history
