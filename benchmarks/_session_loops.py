@@ -73,10 +73,10 @@ def connect_anthropic(base_url: str):
 
 
 def new_session(model, echo: Echo, path: str | None = None) -> Session:
-    args = (model, MemoryEnvironment(), [EchoTool(echo=echo)], CONFIG)
+    options = {"environment": MemoryEnvironment(), "tools": [EchoTool(echo=echo)], "config": CONFIG}
     if path:
-        return Session.recorded(path, *args, profile=None)
-    return Session(*args, profile=None)
+        return Session.recorded(path, model, profile=None, **options)
+    return Session(model, profile=None, **options)
 
 
 def build_anthropic(base_url: str, n: int, echo: Echo):
