@@ -1,0 +1,146 @@
+"""What frames a cycle and answers the host: start and end, input, permissions, steering,
+interrupts, limits, compaction, warnings and errors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from taor.agent.events.base import DecisionKind, EventBase, LimitName, StopReason
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SessionStart(EventBase):
+    kind: Literal["session_start"] = "session_start"
+    session_id: str
+    provider: str
+    model: str
+    resumed: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class UserInput(EventBase):
+    kind: Literal["user_input"] = "user_input"
+    text: str
+    cycle: int
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PermissionRequest(EventBase):
+    """Answer with ``Session.decide(request_id, ...)``; ``reason`` says why it asks."""
+
+    kind: Literal["permission_request"] = "permission_request"
+    request_id: str
+    call_id: str
+    name: str
+    arguments: Mapping[str, Any]
+    summary: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PermissionDecision(EventBase):
+    """How a call's permission was settled; ``source``: rule, mode, host, callback, default."""
+
+    kind: Literal["permission_decision"] = "permission_decision"
+    call_id: str
+    name: str
+    decision: DecisionKind
+    source: str
+    message: str = ""
+    request_id: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SteeringQueued(EventBase):
+    kind: Literal["steering_queued"] = "steering_queued"
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SteeringInjected(EventBase):
+    """A message added to the history for the model: ``source`` is user, loop_detection, hook."""
+
+    kind: Literal["steering_injected"] = "steering_injected"
+    text: str
+    source: str = "user"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class FollowUpQueued(EventBase):
+    kind: Literal["follow_up_queued"] = "follow_up_queued"
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Interrupted(EventBase):
+    kind: Literal["interrupted"] = "interrupted"
+    reason: str = "interrupted by the host"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TurnLimit(EventBase):
+    kind: Literal["turn_limit"] = "turn_limit"
+    limit: LimitName
+    value: float
+    message: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LoopDetection(EventBase):
+    """``stopped`` is False for the first warning, True when the cycle ends because of it."""
+
+    kind: Literal["loop_detection"] = "loop_detection"
+    message: str
+    cycle_length: int
+    stopped: bool = False
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Compaction(EventBase):
+    kind: Literal["compaction"] = "compaction"
+    tokens_before: int
+    tokens_after: int
+    message: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SystemPromptChanged(EventBase):
+    """The system prompt was rebuilt (an instruction file changed, or the host asked)."""
+
+    kind: Literal["system_prompt_changed"] = "system_prompt_changed"
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class WarningEvent(EventBase):
+    kind: Literal["warning"] = "warning"
+    message: str
+    code: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ErrorEvent(EventBase):
+    """Something failed; ``fatal`` when the session closed because of it. A failed model call
+    gives the provider's ``request_id`` when it sent one (quote it to the provider's support)."""
+
+    kind: Literal["error"] = "error"
+    message: str
+    error_type: str = ""
+    fatal: bool = False
+    request_id: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ProcessingEnd(EventBase):
+    kind: Literal["processing_end"] = "processing_end"
+    cycle: int
+    stop_reason: StopReason
+    text: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SessionEnd(EventBase):
+    kind: Literal["session_end"] = "session_end"
+    reason: str = "closed"
