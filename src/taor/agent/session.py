@@ -1,10 +1,11 @@
 """``Session``: the host's handle on an agent.
 
 A session owns a driver task that runs queued inputs one cycle at a time through the turn loop
-(``taor.agent.loop.cycle``) and publishes each event to every subscriber (``taor.agent.channel``), so
-a slow or absent reader never stalls the loop. ``submit`` and ``events`` subscribe; ``run``
-drains one cycle into a ``RunResult``. Commands (``steer``, ``follow_up``, ``compact``,
-``interrupt``, ``close``, ``decide``) may come at any time and are acknowledged by events.
+(``taor.agent.loop.cycle``) and publishes each event to every subscriber
+(``taor.agent.channel``), so a slow or absent reader never stalls the loop. ``submit`` and
+``events`` subscribe; ``run`` drains one cycle into a ``RunResult``. Commands (``steer``,
+``follow_up``, ``compact``, ``interrupt``, ``decide``, ``configure``: ``taor.agent.control``)
+and ``close`` may come at any time and are acknowledged by events.
 
 States: ``idle``, ``running``, ``awaiting_permission``, ``compacting``, ``closed``.
 An interrupt stops the current cycle (inputs queued after it still run); ``close`` stops
@@ -15,8 +16,6 @@ synthetic results, the store is flushed, ``session_end`` is the last event.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import datetime
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterable
@@ -24,17 +23,14 @@ from typing import Any, TypedDict, Unpack
 
 from taor.agent.channel import Channel
 from taor.agent.config import SessionConfig
+from taor.agent.control import SessionControl
 from taor.agent.driver import Driver
 from taor.agent.events import (
     Event,
-    FollowUpQueued,
     ProcessingEnd,
     SessionEnd,
-    SteeringQueued,
-    SystemPromptChanged,
 )
-from taor.agent.lifecycle import build_prompt, open_session, release
-from taor.agent.policy.decisions import Decision
+from taor.agent.lifecycle import open_session, release
 from taor.agent.policy.hooks import Hooks
 from taor.agent.record.persist import create_store, reopen
 from taor.agent.record.store import TranscriptStore
@@ -50,7 +46,7 @@ from taor.agent.setup import (
     resolve_tools,
     with_profile_defaults,
 )
-from taor.agent.subagents.wiring import attach_subagents, decide_for_child
+from taor.agent.subagents.wiring import attach_subagents
 from taor.errors import AuthenticationError
 from taor.llm.catalog import Catalog
 from taor.llm.model import Model
@@ -71,7 +67,9 @@ class SessionOptions(TypedDict, total=False):
     profile: ProfileChoice
 
 
-class Session:
+class Session(SessionControl):
+    """An agent working in an environment; see the module docstring and the README."""
+
     def __init__(
         self,
         model: Model | str,
@@ -242,79 +240,7 @@ class Session:
 
         return asyncio.run(run_and_close())
 
-    def steer(self, text: str) -> None:
-        """A message for the model at the next safe point (after the current tool round)."""
-        self._check_open()
-        self._rt.steering.append(text)
-        self._channel.publish(SteeringQueued(text=text))
-
-    def follow_up(self, text: str) -> None:
-        """An input to run as a new cycle once the current one ends."""
-        self._driver.enqueue(text)
-        self._channel.publish(FollowUpQueued(text=text))
-
-    def interrupt(self) -> None:
-        """Stop the current cycle now; partial text is kept, pending calls get results.
-        An input submitted while idle whose cycle has not started yet is stopped as it starts.
-        Running subagents are interrupted too (they stay open for new input)."""
-        self._driver.interrupt()
-        if self.subagents is not None:
-            self.subagents.interrupt_all()
-
-    def compact(self, focus: str | None = None) -> None:
-        """Compact what is sent to the model: now when idle, else at the next safe point of the
-        running cycle (before its next model call) or right after it. ``focus`` tells the
-        summary what to keep. Acknowledged by a ``compaction`` event, or a ``warning`` (code
-        ``compaction``) when nothing could be shrunk. The recorded history stays whole."""
-        self._check_open()
-        self._rt.compaction_requests.append(focus or "")
-        self._driver.wake()
-
-    def decide(
-        self, request_id: str, decision: Decision | str, message: str = "", *, agent_id: str = ""
-    ) -> None:
-        """Answer a ``permission_request`` (``allow``, ``allow_always`` or ``deny``); one of a
-        subagent by its ``agent_id`` (else this session's, then the first child's pending).
-        Any other answer raises ``SessionError`` and leaves the request pending."""
-        decision = Decision.of(decision, message)
-        future = None if agent_id else self._rt.permission_waiters.get(request_id)
-        if future is None or future.done():
-            decide_for_child(self.subagents, request_id, decision, message, agent_id)
-            return
-        future.set_result(decision)
-
-    def configure(
-        self,
-        config: SessionConfig | None = None,
-        *,
-        model: Model | None = None,
-        environment: Any = None,
-        **changes: Any,
-    ) -> None:
-        """Change what the next model call uses: a whole config, fields of it, the model or
-        the environment (``configure(reasoning_effort="high")``)."""
-        self._check_open()
-        new = config or self._rt.config
-        if changes:
-            new = dataclasses.replace(new, **changes)
-        self._rt.reconfigure(new, model=model)
-        if environment is not None:
-            self._rt.environment = environment
-
-    async def rebuild_prompt(self) -> None:
-        """Build the system prompt again (instruction files, git snapshot, date) from the next
-        model call; a ``system_prompt_changed`` event says when it changed."""
-        self._check_open()
-        prompt = self._rt.prompt
-        if prompt is None:
-            await build_prompt(self._rt, self.profile)
-        elif await prompt.rebuild(today=datetime.date.today()):
-            self._channel.publish(SystemPromptChanged(reason="rebuilt on request"))
-
     # --- internals ---
-
-    def _check_open(self) -> None:
-        self._driver.check_open()
 
     async def _release(self) -> None:
         await release(self._rt, self.subagents, started=self._started, owns_model=self._owns_model)

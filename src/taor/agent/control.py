@@ -1,0 +1,107 @@
+"""The commands a host sends a running session: steer, follow up, interrupt, compact, answer a
+permission request, reconfigure, rebuild the prompt.
+
+``SessionControl`` is the base class of ``taor.agent.Session`` that holds them; each works on
+the session's runtime, driver and channel and is acknowledged by an event (see
+``taor.agent.events``). They may come at any time, also from another task while a cycle runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+from typing import Any
+
+from taor.agent.channel import Channel
+from taor.agent.config import SessionConfig
+from taor.agent.driver import Driver
+from taor.agent.events import FollowUpQueued, SteeringQueued, SystemPromptChanged
+from taor.agent.lifecycle import build_prompt
+from taor.agent.policy.decisions import Decision
+from taor.agent.profiles import Profile
+from taor.agent.runtime import Runtime
+from taor.agent.subagents import SubagentManager
+from taor.agent.subagents.wiring import decide_for_child
+from taor.llm.model import Model
+
+
+class SessionControl:
+    """What a host may tell a session while it runs (``Session`` sets the attributes)."""
+
+    _rt: Runtime
+    _driver: Driver
+    _channel: Channel
+    profile: Profile | None
+    subagents: SubagentManager | None
+
+    def steer(self, text: str) -> None:
+        """A message for the model at the next safe point (after the current tool round)."""
+        self._check_open()
+        self._rt.steering.append(text)
+        self._channel.publish(SteeringQueued(text=text))
+
+    def follow_up(self, text: str) -> None:
+        """An input to run as a new cycle once the current one ends."""
+        self._driver.enqueue(text)
+        self._channel.publish(FollowUpQueued(text=text))
+
+    def interrupt(self) -> None:
+        """Stop the current cycle now; partial text is kept, pending calls get results.
+        An input submitted while idle whose cycle has not started yet is stopped as it starts.
+        Running subagents are interrupted too (they stay open for new input)."""
+        self._driver.interrupt()
+        if self.subagents is not None:
+            self.subagents.interrupt_all()
+
+    def compact(self, focus: str | None = None) -> None:
+        """Compact what is sent to the model: now when idle, else at the next safe point of the
+        running cycle (before its next model call) or right after it. ``focus`` tells the
+        summary what to keep. Acknowledged by a ``compaction`` event, or a ``warning`` (code
+        ``compaction``) when nothing could be shrunk. The recorded history stays whole."""
+        self._check_open()
+        self._rt.compaction_requests.append(focus or "")
+        self._driver.wake()
+
+    def decide(
+        self, request_id: str, decision: Decision | str, message: str = "", *, agent_id: str = ""
+    ) -> None:
+        """Answer a ``permission_request`` (``allow``, ``allow_always`` or ``deny``); one of a
+        subagent by its ``agent_id`` (else this session's, then the first child's pending).
+        Any other answer raises ``SessionError`` and leaves the request pending."""
+        decision = Decision.of(decision, message)
+        future = None if agent_id else self._rt.permission_waiters.get(request_id)
+        if future is None or future.done():
+            decide_for_child(self.subagents, request_id, decision, message, agent_id)
+            return
+        future.set_result(decision)
+
+    def configure(
+        self,
+        config: SessionConfig | None = None,
+        *,
+        model: Model | None = None,
+        environment: Any = None,
+        **changes: Any,
+    ) -> None:
+        """Change what the next model call uses: a whole config, fields of it, the model or
+        the environment (``configure(reasoning_effort="high")``)."""
+        self._check_open()
+        new = config or self._rt.config
+        if changes:
+            new = dataclasses.replace(new, **changes)
+        self._rt.reconfigure(new, model=model)
+        if environment is not None:
+            self._rt.environment = environment
+
+    async def rebuild_prompt(self) -> None:
+        """Build the system prompt again (instruction files, git snapshot, date) from the next
+        model call; a ``system_prompt_changed`` event says when it changed."""
+        self._check_open()
+        prompt = self._rt.prompt
+        if prompt is None:
+            await build_prompt(self._rt, self.profile)
+        elif await prompt.rebuild(today=datetime.date.today()):
+            self._channel.publish(SystemPromptChanged(reason="rebuilt on request"))
+
+    def _check_open(self) -> None:
+        self._driver.check_open()
