@@ -107,6 +107,18 @@ class Compactor:
         found = view_problems(view)
         if found:
             return self._abandoned(start, tokens_before, "Invalid view: " + "; ".join(found))
+        return self._result(start, view, method, tokens_before, window, warnings)
+
+    def _result(
+        self,
+        start: Sequence[Message],
+        view: Sequence[Message],
+        method: Method,
+        tokens_before: int,
+        window: int,
+        warnings: list[str],
+    ) -> CompactionResult:
+        """The new view, with a warning when it is still above the threshold."""
         after = self._tokens(tokens_before, start, view)
         if after > self.threshold * window:
             warnings.append(
