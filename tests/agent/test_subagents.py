@@ -301,7 +301,7 @@ async def test_children_at_the_depth_limit_get_no_spawn_tools() -> None:
     manager, _ = manager_for(children)  # max depth 1
     await manager.wait(await manager.spawn("leaf"), 10)
     names = children.sessions[0].tools.names()
-    assert children.specs[0].subagents is None and children.specs[0].depth == 1
+    assert children.specs[0].subagent_tools == () and children.specs[0].depth == 1
     assert "spawn_agent" not in names and "wait" not in names and "read_file" in names
     await manager.close_all()
 
@@ -328,7 +328,7 @@ async def test_a_grandchild_is_allowed_under_max_depth_2_and_tagged_by_path() ->
     await manager.close_all()
     assert result.output == "lead done"
     lead_spec, sub_spec = children.specs
-    assert lead_spec.subagents is not None and sub_spec.subagents is None
+    assert lead_spec.subagent_tools and sub_spec.subagent_tools == ()
     assert "spawn_agent" in children.sessions[0].tools.names()
     assert "spawn_agent" not in children.sessions[1].tools.names()
     assert {e.agent_id for e in published} == {"agent-1", "agent-1/agent-1"}

@@ -3,8 +3,9 @@ model; ``FakeProviderServer`` stands in for the providers themselves, on 127.0.0
 SDKs can be tested; cassettes record a real session once and replay it."""
 
 from taor.testing.cassette import RecordingTransport, ReplayTransport
-from taor.testing.fake_server import FakeProviderServer, RecordedRequest
+from taor.testing.fake_server import FakeProviderServer
 from taor.testing.models import FunctionModel, ScriptedModel, ScriptExhaustedError
+from taor.testing.recorded import RecordedRequest
 from taor.testing.script import (
     Fault,
     HttpError,

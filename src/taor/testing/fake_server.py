@@ -25,27 +25,14 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from taor.llm.types import Usage
+from taor.testing.recorded import RecordedRequest
 from taor.testing.script import Fault, HttpError, Reply, estimate_usage
 from taor.testing.wire import ReplyContext, WireFormat, all_wires
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class RecordedRequest:
-    method: str
-    path: str
-    query: dict[str, str]
-    headers: dict[str, str]
-    body: bytes
-    json: Any
-    wire: str
-    tool_results: tuple[str, ...] = field(default=())
-    request_id: str | None = None  # the id the answer carries in its headers
 
 
 class FakeProviderServer:

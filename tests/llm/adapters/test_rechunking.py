@@ -17,7 +17,7 @@ from taor.llm.assembler import assemble
 from taor.llm.connect import connect
 from taor.llm.sse import SSEDecoder, SSEvent
 from taor.llm.types import Usage
-from taor.testing.fake_server import RecordedRequest
+from taor.testing import RecordedRequest
 from taor.testing.script import Reply, ToolCall
 from taor.testing.wire import ReplyContext, all_wires
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING
 
 from taor.agent.events import (
     ErrorEvent,
@@ -25,10 +24,12 @@ from taor.agent.events import (
     UsageEvent,
     UserInput,
 )
-from taor.agent.subagents.records import ChildSession, SubagentResult, SubagentStatus
-
-if TYPE_CHECKING:
-    from taor.agent.subagents.manager import SubagentManager
+from taor.agent.subagents.records import (
+    ChildSession,
+    Grandchildren,
+    SubagentResult,
+    SubagentStatus,
+)
 
 Publish = Callable[[Event], None]
 
@@ -49,7 +50,7 @@ class Child:
         agent_id: str,
         session: ChildSession,
         publish: Publish,
-        subagents: SubagentManager | None,
+        subagents: Grandchildren | None,
     ) -> None:
         self.id = agent_id
         self.session = session

@@ -29,6 +29,7 @@ from taor.agent.record.turns import Turn
 from taor.agent.subagents.child import Child, Publish, tagged
 from taor.agent.subagents.records import ChildFactory, ChildSession, ChildSpec, SubagentResult
 from taor.agent.subagents.scoped import child_environment
+from taor.agent.subagents.tools import subagent_tools
 from taor.env.base import Environment
 from taor.errors import SessionError
 
@@ -74,6 +75,7 @@ class SubagentManager:
         self._check_can_spawn(task)
         agent_id = f"agent-{next(self._numbers)}"
         environment = child_environment(self._environment, working_dir)
+        grand = self._grandchildren(agent_id, environment)
         spec = ChildSpec(
             agent_id=agent_id,
             task=task,
@@ -82,9 +84,9 @@ class SubagentManager:
             model=model,
             limits=limits,
             history=tuple(history),
-            subagents=self._grandchildren(agent_id, environment),
+            subagent_tools=tuple(subagent_tools(grand)) if grand is not None else (),
         )
-        child = Child(agent_id, self._factory(spec), self._publish, spec.subagents)
+        child = Child(agent_id, self._factory(spec), self._publish, grand)
         self._children[agent_id] = child
         await child.start(task)
         return agent_id

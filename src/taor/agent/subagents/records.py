@@ -5,9 +5,9 @@ a wait returns."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal, Protocol
 
 from taor.agent.config import Limits, SessionConfig
 from taor.agent.events import Event, StopReason
@@ -15,9 +15,6 @@ from taor.agent.policy.decisions import Decision
 from taor.agent.record.turns import Turn
 from taor.env.base import Environment
 from taor.tools.base import Tool
-
-if TYPE_CHECKING:
-    from taor.agent.subagents.manager import SubagentManager
 
 SubagentStatus = Literal["running", "completed", "failed", "cancelled"]
 
@@ -46,9 +43,9 @@ class ChildSpec:
     ``environment`` is the parent's, shared (scoped when the spawn named a working directory):
     give it to the child as is. ``model`` is a model override (None: the parent's). ``limits``
     tighten the parent's (``config``: its fields not at their default replace the parent's). ``history`` is the conversation the child starts from
-    (empty, or a snapshot for a fan-out). ``subagents`` is the child's own manager when it may
-    spawn grandchildren (None at the depth limit): ``tools`` adds its tools, and leaves out
-    any subagent tools of ``base`` when the child may not spawn.
+    (empty, or a snapshot for a fan-out). ``subagent_tools`` are the child's own spawn tools,
+    over a manager of its own, when it may spawn grandchildren (none at the depth limit):
+    ``tools`` puts them in place of any subagent tools of ``base``.
     """
 
     agent_id: str
@@ -58,7 +55,7 @@ class ChildSpec:
     model: str | None = None
     limits: Limits | None = None
     history: tuple[Turn, ...] = ()
-    subagents: SubagentManager | None = None
+    subagent_tools: tuple[Tool, ...] = ()
 
     def config(self, base: SessionConfig) -> SessionConfig:
         """``base`` with ``limits`` applied (``tighten``)."""
@@ -68,12 +65,41 @@ class ChildSpec:
 
     def tools(self, base: Iterable[Tool]) -> list[Tool]:
         """``base`` without subagent tools, plus this child's own when it may spawn."""
-        from taor.agent.subagents.tools import subagent_tools
+        return [*(t for t in base if t.name not in SUBAGENT_TOOL_NAMES), *self.subagent_tools]
 
-        kept = [t for t in base if t.name not in SUBAGENT_TOOL_NAMES]
-        if self.subagents is None:
-            return kept
-        return [*kept, *subagent_tools(self.subagents)]
+
+class Agents(Protocol):
+    """What the subagent tools ask of the children's manager (``SubagentManager`` is one)."""
+
+    async def spawn(
+        self,
+        task: str,
+        *,
+        working_dir: str | None = None,
+        model: str | None = None,
+        limits: Limits | None = None,
+        history: Sequence[Turn] = (),
+    ) -> str: ...
+
+    def send_input(self, agent_id: str, message: str) -> str: ...
+
+    async def wait(self, agent_id: str, timeout: float | None = None) -> SubagentResult: ...  # noqa: ASYNC109
+
+    async def close(self, agent_id: str) -> SubagentResult: ...
+
+
+class Grandchildren(Protocol):
+    """What a child's own manager is asked by its parent's: close, and pass on answers."""
+
+    async def close_all(self) -> None: ...
+
+    def decide(
+        self, agent_id: str, request_id: str, decision: Decision | str, message: str = ""
+    ) -> None: ...
+
+    def decide_pending(
+        self, request_id: str, decision: Decision | str, message: str = ""
+    ) -> None: ...
 
 
 class ChildSession(Protocol):

@@ -1,4 +1,4 @@
-"""The subagent tools over a ``SubagentManager``: ``spawn_agent``, ``send_input``, ``wait``,
+"""The subagent tools over a ``SubagentManager`` (any ``Agents``): ``spawn_agent``, ``send_input``, ``wait``,
 ``close_agent``. Their results are text for the model (the agent id, where it
 stands, its output, success and turns used) with the same facts in ``metadata`` for the host.
 A refused call (depth limit, unknown id, a working directory outside the workspace) is an
@@ -12,8 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from taor.agent.config import Limits
-from taor.agent.subagents.manager import SubagentManager
-from taor.agent.subagents.records import SubagentResult, describe
+from taor.agent.subagents.records import Agents, SubagentResult, describe
 from taor.env.base import EnvError
 from taor.errors import SessionError
 from taor.tools.base import Tool, ToolContext, ToolOutput
@@ -48,7 +47,7 @@ def _result_output(result: SubagentResult) -> ToolOutput:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class SpawnAgentTool:
-    manager: SubagentManager = field(repr=False, compare=False)
+    manager: Agents = field(repr=False, compare=False)
     name: str = "spawn_agent"
     description: str = (
         "Start a subagent: a separate agent with its own conversation that works on `task` in "
@@ -96,7 +95,7 @@ class SpawnAgentTool:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class SendInputTool:
-    manager: SubagentManager = field(repr=False, compare=False)
+    manager: Agents = field(repr=False, compare=False)
     name: str = "send_input"
     description: str = (
         "Send a message to a subagent: a running agent reads it at its next step, an idle one "
@@ -126,7 +125,7 @@ class SendInputTool:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class WaitTool:
-    manager: SubagentManager = field(repr=False, compare=False)
+    manager: Agents = field(repr=False, compare=False)
     name: str = "wait"
     description: str = (
         "Wait until a subagent is done (or `timeout` seconds pass) and get its output, whether "
@@ -160,7 +159,7 @@ class WaitTool:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class CloseAgentTool:
-    manager: SubagentManager = field(repr=False, compare=False)
+    manager: Agents = field(repr=False, compare=False)
     name: str = "close_agent"
     description: str = (
         "Stop a subagent (its current work is cancelled) and get its final status and output."
@@ -177,7 +176,7 @@ class CloseAgentTool:
         return await _refusals(close)
 
 
-def subagent_tools(manager: SubagentManager) -> list[Tool]:
+def subagent_tools(manager: Agents) -> list[Tool]:
     """The four tools over ``manager`` (at the depth limit ``spawn_agent`` answers with an
     error saying so; ``ChildSpec.tools`` leaves them all out for a child that may not spawn)."""
     return [

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from taor.llm.types import Usage
 
 if TYPE_CHECKING:
-    from taor.testing.fake_server import RecordedRequest
+    from taor.testing.recorded import RecordedRequest
     from taor.testing.script import HttpError, Reply
 
 

@@ -26,7 +26,7 @@ from taor.testing.script import chunks, server_tool_blocks
 from taor.testing.wire import ReplyContext, sse
 
 if TYPE_CHECKING:
-    from taor.testing.fake_server import RecordedRequest
+    from taor.testing.recorded import RecordedRequest
     from taor.testing.script import HttpError, Reply, ToolCall
 
 _STOP_REASONS = {

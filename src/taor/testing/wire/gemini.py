@@ -29,7 +29,7 @@ from taor.testing.script import chunks
 from taor.testing.wire import ReplyContext
 
 if TYPE_CHECKING:
-    from taor.testing.fake_server import RecordedRequest
+    from taor.testing.recorded import RecordedRequest
     from taor.testing.script import HttpError, Reply, ToolCall
 
 _PATH = re.compile(r"^/v1beta/models/[^/]+:(streamGenerateContent|generateContent)$")

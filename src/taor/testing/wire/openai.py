@@ -32,7 +32,7 @@ from taor.testing.script import chunks
 from taor.testing.wire import ReplyContext, sse
 
 if TYPE_CHECKING:
-    from taor.testing.fake_server import RecordedRequest
+    from taor.testing.recorded import RecordedRequest
     from taor.testing.script import HttpError, Reply
 
 _DEFAULT_ERRORS: dict[int, tuple[str, str | None]] = {

@@ -1,0 +1,19 @@
+"""``RecordedRequest``: a request as the fake provider server received it (for assertions)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RecordedRequest:
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: bytes
+    json: Any
+    wire: str
+    tool_results: tuple[str, ...] = field(default=())
+    request_id: str | None = None  # the id the answer carries in its headers
