@@ -1,10 +1,22 @@
 """Every error taor raises to its caller, in one hierarchy.
 
     TaorError
-    ├── ConfigurationError            bad model string, missing key, invalid tool schema
-    ├── SessionError                  misuse of a Session
-    │   └── SessionClosedError        a command sent to a closed session
-    ├── TranscriptError               a transcript file that cannot be read or continued
+    ├── ConfigurationError            bad model string, missing key, invalid tool definition or
+    │                                     limit (also a ValueError)
+    ├── SessionError                  misuse of a Session (also a ValueError)
+    │   ├── SessionClosedError        a command sent to a closed session
+    │   └── UnknownIdError            no such agent or pending permission request (also a
+    │                                     KeyError)
+    ├── TranscriptError               a transcript file that cannot be read, written or continued
+    ├── EnvError                      an environment operation failed (taor.env)
+    │   ├── PathPolicyError           a path outside the workspace and the allowed roots
+    │   └── PathNotFoundError         no such path, or a file where a directory is needed
+    ├── ToolError                     a tool failed in a way the model can act on; returned to
+    │   │                                 the model as an error result, not raised to the host
+    │   ├── EditError                 an edit that cannot be applied (also a ValueError)
+    │   └── PatchError                an apply_patch failure (also a ValueError)
+    │       ├── PatchParseError       the patch breaks the grammar
+    │       └── PatchApplyError       the patch does not fit the files
     └── ProviderError                 a model call failed (provider, status, request id,
         │                                 retryable, raw body)
         ├── AuthenticationError       401: the key is missing, wrong or revoked
@@ -21,7 +33,9 @@
         ├── IdleTimeoutError          no bytes from the provider for too long
         └── StreamInterruptedError    the stream broke after some of it was received
 
-Errors that a tool returns to the model are data, not exceptions, and live with the tools.
+Errors that a tool returns to the model are data, not exceptions: a tool raises ``ToolError``
+(or an environment ``EnvError``) and the registry turns it into an error result. The tool and
+patch errors are defined with their tools and re-parented here.
 Retryable by default: RateLimit, Overloaded, Server, Network, IdleTimeout, StreamInterrupted.
 """
 
@@ -34,16 +48,39 @@ class TaorError(Exception):
     """Base of every error taor raises."""
 
 
-class ConfigurationError(TaorError):
+class ConfigurationError(TaorError, ValueError):
     """The caller configured something that cannot work; the message says how to fix it."""
 
 
-class SessionError(TaorError):
+class SessionError(TaorError, ValueError):
     """A ``Session`` was used in a way it cannot honour; the message says what to do instead."""
 
 
 class SessionClosedError(SessionError):
     """The session is closed; open a new one (or reopen it from its transcript)."""
+
+
+class UnknownIdError(SessionError, KeyError):
+    """No agent, or no pending permission request, has that id; the message lists what there is."""
+
+    def __str__(self) -> str:  # a KeyError would quote its message
+        return str(self.args[0]) if self.args else ""
+
+
+class EnvError(TaorError):
+    """A failure of an environment operation; the message tells the model what went wrong."""
+
+
+class PathPolicyError(EnvError):
+    """A path that resolves outside the workspace root and the explicitly allowed roots."""
+
+
+class PathNotFoundError(EnvError):
+    """A path that does not exist, or is a file where a directory is needed (or the reverse)."""
+
+
+class ToolError(TaorError):
+    """Raised by a tool for a failure the model can act on; the message is all it sees."""
 
 
 class TranscriptError(TaorError):

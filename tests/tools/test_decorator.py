@@ -178,7 +178,7 @@ def test_json_schema_for(annotation: Any, schema: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("annotation", [bytes, dict[int, str], Literal[b"x"], object])
 def test_unsupported_types_are_refused(annotation: Any) -> None:
-    with pytest.raises(TypeError):
+    with pytest.raises(ConfigurationError):
         json_schema_for(annotation)
 
 
@@ -195,13 +195,13 @@ def test_mistakes_fail_at_decoration_time() -> None:
     async def unsupported(a: bytes) -> str:
         return ""
 
-    with pytest.raises(TypeError, match="async function"):
+    with pytest.raises(ConfigurationError, match="async function"):
         tool(sync)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"\*args"):
+    with pytest.raises(ConfigurationError, match=r"\*args"):
         tool(variadic)
-    with pytest.raises(TypeError, match="'a': add a type annotation"):
+    with pytest.raises(ConfigurationError, match="'a': add a type annotation"):
         tool(unannotated)
-    with pytest.raises(TypeError, match="'a': no JSON Schema for the type"):
+    with pytest.raises(ConfigurationError, match="'a': no JSON Schema for the type"):
         tool(unsupported)
     with pytest.raises(ConfigurationError, match="invalid tool name"):
         tool(name="bad name")(_ok)

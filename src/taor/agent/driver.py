@@ -23,7 +23,7 @@ from taor.agent.events import Event, Interrupted, ProcessingEnd, SessionEnd, Use
 from taor.agent.loop.cycle import run_cycle
 from taor.agent.record.turns import UserTurn
 from taor.agent.runtime import Runtime
-from taor.errors import AuthenticationError, SessionClosedError
+from taor.errors import AuthenticationError, SessionClosedError, SessionError
 from taor.llm.types import TextPart
 
 
@@ -55,7 +55,7 @@ class Driver:
         """Queue an input; the number of its cycle."""
         self.check_open()
         if not isinstance(text, str) or not text.strip():
-            raise ValueError("The input is empty; give the agent something to do.")
+            raise SessionError("The input is empty; give the agent something to do.")
         cycle = next(self._cycles)
         self._queue.append((cycle, text))
         self.wake()

@@ -8,7 +8,7 @@ Paths given to an environment are relative to its workspace root (or absolute in
 a root the caller explicitly allowed); anything that leads elsewhere raises ``PathPolicyError``.
 Errors::
 
-    EnvError (Exception)          a failure the model should see (the tool makes it is_error)
+    EnvError (a TaorError)        a failure the model should see (the tool makes it is_error)
     ├── PathPolicyError           a path outside the workspace and the allowed roots
     └── PathNotFoundError         a file or directory that does not exist (or is the wrong kind)
 """
@@ -19,21 +19,13 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
+from taor.errors import EnvError as EnvError  # defined in taor.errors, exported here too
+from taor.errors import PathNotFoundError as PathNotFoundError
+from taor.errors import PathPolicyError as PathPolicyError
+
 StreamName = Literal["stdout", "stderr"]
 OutputCallback = Callable[[str, StreamName], Awaitable[None] | None]
 """Receives decoded output as it arrives: ``(text, stream)``; may be sync or async."""
-
-
-class EnvError(Exception):
-    """A failure of an environment operation; the message tells the model what went wrong."""
-
-
-class PathPolicyError(EnvError):
-    """A path that resolves outside the workspace root and the explicitly allowed roots."""
-
-
-class PathNotFoundError(EnvError):
-    """A path that does not exist, or is a file where a directory is needed (or the reverse)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

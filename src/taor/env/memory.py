@@ -28,6 +28,7 @@ from taor.env.memory_fs import MemoryTree, encode, read_lines, read_range
 from taor.env.memory_hooks import MemoryHooks
 from taor.env.memory_search import glob_files, grep_files
 from taor.env.process import DEFAULT_TIMEOUT, MAX_TIMEOUT, clamp_timeout
+from taor.errors import ConfigurationError
 
 
 class MemoryEnvironment(MemoryHooks):
@@ -48,7 +49,7 @@ class MemoryEnvironment(MemoryHooks):
     ) -> None:
         roots = [posixpath.normpath(r) for r in (root, *allowed_roots)]
         if not all(posixpath.isabs(r) for r in roots):
-            raise ValueError("MemoryEnvironment roots must be absolute POSIX paths.")
+            raise ConfigurationError("MemoryEnvironment roots must be absolute POSIX paths.")
         self.roots = roots
         self.tree = MemoryTree(roots, clock)
         self.commands = CommandScripts()

@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TypeVar, cast
 
+from taor.errors import ConfigurationError
+
 T = TypeVar("T")
 NO_RESULT: object = object()
 """The default of ``result=``: no result given (``None`` is a valid result)."""
@@ -35,9 +37,9 @@ class Fault:
 
     def __post_init__(self) -> None:
         if (self.error is None) == (self.result is NO_RESULT):
-            raise ValueError("A fault needs exactly one of error= or result=.")
+            raise ConfigurationError("A fault needs exactly one of error= or result=.")
         if self.nth is not None and self.nth < 1:
-            raise ValueError("nth counts calls from 1.")
+            raise ConfigurationError("nth counts calls from 1.")
 
     def applies_to(self, operation: str, count: int) -> bool:
         """True when this fault hits call number ``count`` of ``operation``."""

@@ -9,12 +9,13 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
+from taor.errors import TaorError
 from taor.llm.events import StreamEvent
 from taor.llm.types import Request, Response
 from taor.testing.script import Reply, ToolCall, reply_events
 
 
-class ScriptExhaustedError(AssertionError):
+class ScriptExhaustedError(TaorError, AssertionError):
     """The code under test made more model calls than the script has steps."""
 
 

@@ -24,16 +24,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
+from taor.errors import ToolError as ToolError  # defined in taor.errors, exported here too
 from taor.llm.types import ImagePart, TextPart, ToolDefinition, ToolResultPart, tool_result
 
 ContentPart = TextPart | ImagePart
 OutputCallback = Callable[[str], None]
 
 _NO_METADATA: Mapping[str, Any] = MappingProxyType({})
-
-
-class ToolError(Exception):
-    """Raised by a tool for a failure the model can act on; the message is all it sees."""
 
 
 def _discard_output(chunk: str) -> None:

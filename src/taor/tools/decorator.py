@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, get_type_hints, overload
 
+from taor.errors import ConfigurationError
 from taor.tools.base import ToolContext, ToolOutput, definition_of
 from taor.tools.function_schema import Converter, converter_for, json_schema_for, parse_docstring
 
@@ -99,7 +100,7 @@ def function_tool(
 ) -> FunctionTool:
     """The ``FunctionTool`` for ``fn`` (what ``@tool`` does, as a plain call)."""
     if not inspect.iscoroutinefunction(fn):
-        raise TypeError(
+        raise ConfigurationError(
             f"@tool needs an async function; {fn.__qualname__} is not "
             "(make it `async def`, with blocking work in asyncio.to_thread)"
         )
@@ -125,7 +126,9 @@ def _signature_schema(
     try:
         hints = get_type_hints(fn, include_extras=True)
     except NameError as exc:
-        raise TypeError(f"@tool {fn.__qualname__}: cannot resolve an annotation: {exc}") from None
+        raise ConfigurationError(
+            f"@tool {fn.__qualname__}: cannot resolve an annotation: {exc}"
+        ) from None
     properties: dict[str, Any] = {}
     required: list[str] = []
     context_parameter: str | None = None
@@ -134,7 +137,7 @@ def _signature_schema(
         where = f"@tool {fn.__qualname__}, parameter {parameter.name!r}"
         _check_kind(parameter, where)
         if parameter.name not in hints:
-            raise TypeError(f"{where}: add a type annotation")
+            raise ConfigurationError(f"{where}: add a type annotation")
         annotation = hints[parameter.name]
         if annotation is ToolContext:
             context_parameter = parameter.name
@@ -154,9 +157,9 @@ def _signature_schema(
 
 def _check_kind(parameter: inspect.Parameter, where: str) -> None:
     if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
-        raise TypeError(f"{where}: *args and **kwargs cannot be described to a model")
+        raise ConfigurationError(f"{where}: *args and **kwargs cannot be described to a model")
     if parameter.kind is parameter.POSITIONAL_ONLY:
-        raise TypeError(f"{where}: positional-only parameters cannot be passed by name")
+        raise ConfigurationError(f"{where}: positional-only parameters cannot be passed by name")
 
 
 def _property_schema(
@@ -164,8 +167,8 @@ def _property_schema(
 ) -> dict[str, Any]:
     try:
         schema = json_schema_for(annotation)
-    except TypeError as exc:
-        raise TypeError(f"{where}: {exc}") from None
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"{where}: {exc}") from None
     if parameter.name in arg_docs:
         schema = {**schema, "description": arg_docs[parameter.name]}
     default = parameter.default

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from taor.errors import ToolError
 from taor.tools.edit_hints import TYPOGRAPHY, no_match_message, numbered
 
 FuzzyPass = Literal["trailing_whitespace", "indentation", "typography"]
@@ -34,7 +35,7 @@ _HOW: dict[FuzzyPass, str] = {
 }
 
 
-class EditError(ValueError):
+class EditError(ToolError, ValueError):
     """An edit that cannot be applied; the message tells the model what to do instead."""
 
 

@@ -16,6 +16,8 @@ import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
+from taor.errors import ConfigurationError
+
 Converter = Callable[[Any], Any]
 
 _SCALARS: dict[Any, str] = {
@@ -54,16 +56,16 @@ def json_schema_for(annotation: Any) -> dict[str, Any]:
         return {"type": "array", **({"items": json_schema_for(items[0])} if items else {})}
     if annotation in _OBJECTS or origin in _OBJECTS:
         if args and args[0] is not str:
-            raise TypeError(f"JSON object keys are strings, not {args[0]!r}")
+            raise ConfigurationError(f"JSON object keys are strings, not {args[0]!r}")
         values = {"additionalProperties": json_schema_for(args[1])} if args else {}
         return {"type": "object", **values}
-    raise TypeError(f"no JSON Schema for the type {annotation!r}")
+    raise ConfigurationError(f"no JSON Schema for the type {annotation!r}")
 
 
 def _enum_schema(values: list[Any]) -> dict[str, Any]:
     kinds = list(dict.fromkeys(_SCALARS.get(type(value), "") for value in values))
     if "" in kinds:
-        raise TypeError(f"enum values must be str, int, float, bool or None: {values!r}")
+        raise ConfigurationError(f"enum values must be str, int, float, bool or None: {values!r}")
     return {"type": kinds[0] if len(kinds) == 1 else kinds, "enum": values}
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from taor.errors import ToolError
+
 Op = Literal[" ", "-", "+"]
 
 
-class PatchError(ValueError):
+class PatchError(ToolError, ValueError):
     """An apply_patch failure the model can act on; the tool layer returns it as an error."""
 
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
+from taor.errors import ConfigurationError
+
 Mode = Literal["head_tail", "tail"]
 
 _HEAD_TAIL_WARNING = (
@@ -51,11 +53,13 @@ class Limits:
 
     def __post_init__(self) -> None:
         if self.chars < 1:
-            raise ValueError(f"Limits.chars must be at least 1, got {self.chars}")
+            raise ConfigurationError(f"Limits.chars must be at least 1, got {self.chars}")
         if self.lines is not None and self.lines < 1:
-            raise ValueError(f"Limits.lines must be at least 1 or None, got {self.lines}")
+            raise ConfigurationError(f"Limits.lines must be at least 1 or None, got {self.lines}")
         if self.mode not in ("head_tail", "tail"):
-            raise ValueError(f"Limits.mode must be 'head_tail' or 'tail', got {self.mode!r}")
+            raise ConfigurationError(
+                f"Limits.mode must be 'head_tail' or 'tail', got {self.mode!r}"
+            )
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -166,12 +166,14 @@ def test_usage_nests_as_an_object_and_decodes_from_the_field_type() -> None:
     assert event_from_json(encoded) == event
 
 
-def test_data_that_is_not_json_is_a_type_error_naming_where() -> None:
-    with pytest.raises(TypeError, match=r"ToolCallPart: arguments\['a'\]\[1\]: bytes is not JSON"):
+def test_data_that_is_not_json_is_a_transcript_error_naming_where() -> None:
+    with pytest.raises(
+        TranscriptError, match=r"ToolCallPart: arguments\['a'\]\[1\]: bytes is not JSON"
+    ):
         to_json(ToolCallPart(id="c", name="t", arguments={"a": [1, b"x"]}))
-    with pytest.raises(TypeError, match="key 1 is not a string"):
+    with pytest.raises(TranscriptError, match="key 1 is not a string"):
         to_json(ToolCallEnd(call_id="c", name="t", output="", metadata={1: "x"}))
-    with pytest.raises(TypeError, match="not a record"):
+    with pytest.raises(TranscriptError, match="not a record"):
         to_json(object())
 
 

@@ -115,7 +115,7 @@ def test_create_refuses_an_existing_file_and_misuse_is_explained(tmp_path: Path)
 
 def test_metadata_that_is_not_json_creates_no_file(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    with pytest.raises(TypeError, match="metadata"):
+    with pytest.raises(TranscriptError, match="metadata"):
         JsonlTranscriptStore(path).create(TranscriptHeader(session_id="s", metadata={"x": {1}}))
     assert not path.exists()
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
+from taor.errors import ConfigurationError
 from taor.tools.base import Tool
 from taor.tools.registry import ToolRegistry
 
@@ -52,12 +53,12 @@ class Profile:
 
     def __post_init__(self) -> None:
         if not 0 < self.default_command_timeout <= MAX_COMMAND_TIMEOUT:
-            raise ValueError(
+            raise ConfigurationError(
                 f"default_command_timeout must be in (0, {MAX_COMMAND_TIMEOUT:g}] seconds, "
                 f"not {self.default_command_timeout!r}."
             )
         if self.max_output_tokens < 1:
-            raise ValueError("max_output_tokens must be positive.")
+            raise ConfigurationError("max_output_tokens must be positive.")
 
     def tools(self) -> list[Tool]:
         """The profile's tools, new instances each call (the subagent tools are not in it)."""

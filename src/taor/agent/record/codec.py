@@ -33,12 +33,12 @@ T = TypeVar("T")
 
 
 def to_json(obj: object) -> dict[str, Any]:
-    """A JSON object for any event, turn, message, part or usage record; ``TypeError`` when a
+    """A JSON object for any event, turn, message, part or usage record; ``TranscriptError`` when a
     field holds something that is not JSON data (say, bytes in tool arguments)."""
     try:
         return record_encoder(type(obj))(obj)  # type: ignore[no-any-return]
     except Bad as bad:
-        raise TypeError(f"cannot encode {type(obj).__name__}: {bad.describe()}") from None
+        raise TranscriptError(f"cannot encode {type(obj).__name__}: {bad.describe()}") from None
 
 
 def event_from_json(data: object) -> Event:

@@ -12,11 +12,13 @@ import typing
 from collections.abc import Callable
 from typing import Any, get_args, get_origin
 
+from taor.errors import TaorError
+
 Codec = Callable[[Any], Any]
 SCALARS: frozenset[Any] = frozenset({str, int, float, bool, type(None)})
 
 
-class Bad(Exception):
+class Bad(TaorError):
     """A value that does not fit its type; ``where`` (the path to it) is filled in on the way
     out."""
 

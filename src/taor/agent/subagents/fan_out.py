@@ -28,7 +28,7 @@ from taor.errors import SessionError
 def split_limits(budget: Limits, count: int) -> Limits:
     """One child's share of ``budget`` when ``count`` children share it evenly."""
     if count < 1:
-        raise ValueError("count must be at least 1.")
+        raise SessionError("count must be at least 1.")
     calls = budget.max_model_calls
     if calls and calls < count:
         raise SessionError(

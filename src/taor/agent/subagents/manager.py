@@ -11,7 +11,7 @@ the running ones (the parent's ``interrupt`` calls it). Depth: the parent is at
 ``depth`` 0; a manager at ``max_depth`` refuses to spawn, and a child gets a manager of its own
 only when it may spawn (``max_depth`` 1, the default: no grandchildren).
 
-Misuse raises: ``KeyError`` for an unknown agent id, ``SessionError`` for the depth limit, a
+Misuse raises: ``UnknownIdError`` (a ``SessionError`` and a ``KeyError``) for an unknown agent id, ``SessionError`` for the depth limit, a
 closed manager or a closed child, ``PathPolicyError`` for a working directory outside the
 workspace. The subagent tools turn these into error results for the model.
 """
@@ -31,7 +31,7 @@ from taor.agent.subagents.records import ChildFactory, ChildSession, ChildSpec, 
 from taor.agent.subagents.scoped import child_environment
 from taor.agent.subagents.tools import subagent_tools
 from taor.env.base import Environment
-from taor.errors import SessionError
+from taor.errors import SessionError, UnknownIdError
 
 
 class SubagentManager:
@@ -129,24 +129,24 @@ class SubagentManager:
         elif child.subagents is not None:
             child.subagents.decide(rest, request_id, decision, message)
         else:
-            raise KeyError(f"Agent {head} has no agent {rest!r}.")
+            raise UnknownIdError(f"Agent {head} has no agent {rest!r}.")
 
     def decide_pending(self, request_id: str, decision: Decision | str, message: str = "") -> None:
         """Answer ``request_id`` for the first child (or grandchild) that has it pending;
-        ``KeyError`` when none has."""
+        ``UnknownIdError`` when none has."""
         for child in self._children.values():
             try:
                 child.session.decide(request_id, decision, message)
                 return
-            except KeyError:
+            except UnknownIdError:
                 pass
             if child.subagents is not None:
                 try:
                     child.subagents.decide_pending(request_id, decision, message)
                     return
-                except KeyError:
+                except UnknownIdError:
                     pass
-        raise KeyError(f"no pending permission request {request_id!r}")
+        raise UnknownIdError(f"no pending permission request {request_id!r}")
 
     def interrupt_all(self) -> None:
         """Interrupt every running child's cycle (and, through it, its own children); an
@@ -197,7 +197,7 @@ class SubagentManager:
         child = self._children.get(agent_id)
         if child is None:
             known = ", ".join(self._children) or "none"
-            raise KeyError(f"No agent {agent_id!r} (known agents: {known}).")
+            raise UnknownIdError(f"No agent {agent_id!r} (known agents: {known}).")
         return child
 
     def _open_child(self, agent_id: str) -> Child:

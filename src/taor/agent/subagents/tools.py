@@ -35,9 +35,7 @@ async def _refusals(action: Callable[[], Awaitable[ToolOutput]]) -> ToolOutput:
     """The action's output, or an error result for a refused request."""
     try:
         return await action()
-    except KeyError as error:
-        return ToolOutput.error(str(error.args[0]) if error.args else str(error))
-    except (SessionError, EnvError) as error:
+    except (SessionError, EnvError) as error:  # an unknown agent id is a SessionError too
         return ToolOutput.error(str(error))
 
 

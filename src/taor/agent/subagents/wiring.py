@@ -34,6 +34,7 @@ from taor.agent.subagents import (
     subagent_tools,
 )
 from taor.agent.subagents.child import Publish
+from taor.errors import UnknownIdError
 from taor.llm.model import Model
 
 MakeSession = Callable[..., ChildSession]  # the Session class, passed in by the session itself
@@ -118,7 +119,7 @@ def decide_for_child(
     event, ``child/grandchild`` for deeper ones), or the first child with ``request_id``
     pending. ``KeyError`` when no child has it."""
     if manager is None:
-        raise KeyError(f"no pending permission request {request_id!r}")
+        raise UnknownIdError(f"no pending permission request {request_id!r}")
     if agent_id:
         manager.decide(agent_id, request_id, decision, message)
     else:
