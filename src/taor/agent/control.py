@@ -22,6 +22,7 @@ from taor.agent.profiles import Profile
 from taor.agent.runtime import Runtime
 from taor.agent.subagents import SubagentManager
 from taor.agent.subagents.wiring import decide_for_child
+from taor.env.base import Environment
 from taor.llm.model import Model
 
 
@@ -80,7 +81,7 @@ class SessionControl:
         config: SessionConfig | None = None,
         *,
         model: Model | None = None,
-        environment: Any = None,
+        environment: Environment | None = None,
         **changes: Any,
     ) -> None:
         """Change what the next model call uses: a whole config, fields of it, the model or

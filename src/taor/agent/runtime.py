@@ -28,6 +28,7 @@ from taor.agent.policy.permissions import PermissionPolicy
 from taor.agent.record.store import TranscriptStore
 from taor.agent.record.transcript import Transcript
 from taor.agent.record.turns import SteeringSource, SteeringTurn, Turn
+from taor.env.base import Environment
 from taor.errors import ProviderError
 from taor.llm.catalog import Catalog
 from taor.llm.model import Model
@@ -66,7 +67,7 @@ class Runtime:
 
     session_id: str
     model: Model
-    environment: Any
+    environment: Environment
     tools: ToolRegistry
     config: SessionConfig
     catalog: Catalog

@@ -19,7 +19,7 @@ import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterable
-from typing import Any, TypedDict, Unpack
+from typing import TypedDict, Unpack
 
 from taor.agent.channel import Channel
 from taor.agent.config import SessionConfig
@@ -47,6 +47,7 @@ from taor.agent.setup import (
     with_profile_defaults,
 )
 from taor.agent.subagents.wiring import attach_subagents
+from taor.env.base import Environment
 from taor.errors import AuthenticationError
 from taor.llm.catalog import Catalog
 from taor.llm.model import Model
@@ -58,7 +59,7 @@ class SessionOptions(TypedDict, total=False):
     """The keyword arguments ``Session.recorded`` and ``Session.resume`` pass on to ``Session``
     (the transcript file gives the store and, on resume, the history and the id)."""
 
-    environment: Any
+    environment: Environment | None
     tools: Iterable[Tool] | ToolRegistry | None
     config: SessionConfig | None
     hooks: Hooks | None
@@ -74,7 +75,7 @@ class Session(SessionControl):
         self,
         model: Model | str,
         *,
-        environment: Any = None,
+        environment: Environment | None = None,
         tools: Iterable[Tool] | ToolRegistry | None = None,
         config: SessionConfig | None = None,
         store: TranscriptStore | None = None,

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from taor.agent.config import SessionConfig
 from taor.agent.context.prompt.cache import PromptSettings
 from taor.agent.profiles import PROFILE_IDS, Profile, profile_for
+from taor.env.base import Environment
 from taor.llm.model import Model
 from taor.tools.base import Tool
 from taor.tools.registry import ToolRegistry
@@ -56,7 +57,7 @@ def resolve_model(model: Model | str) -> tuple[Model, bool]:
     return model, False
 
 
-def resolve_environment(environment: Any) -> Any:
+def resolve_environment(environment: Environment | None) -> Environment:
     if environment is not None:
         return environment
     from taor.env.local import LocalEnvironment

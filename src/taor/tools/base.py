@@ -22,12 +22,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from taor.errors import ToolError as ToolError  # defined in taor.errors, exported here too
 from taor.llm.types import ImagePart, TextPart, ToolDefinition, ToolResultPart, tool_result
 
 ContentPart = TextPart | ImagePart
+if TYPE_CHECKING:
+    from taor.env.base import Environment
+
 OutputCallback = Callable[[str], None]
 
 _NO_METADATA: Mapping[str, Any] = MappingProxyType({})
@@ -41,8 +44,8 @@ def _discard_output(chunk: str) -> None:
 class ToolContext:
     """What a tool gets besides its arguments.
 
-    ``environment`` is a ``taor.env.Environment`` (typed ``Any`` so that taor.tools does not
-    depend on taor.env at import time). ``cancelled`` is set when the call should stop early;
+    ``environment`` is a ``taor.env.Environment`` (None for a tool run outside a session that
+    needs none). ``cancelled`` is set when the call should stop early;
     ``on_output`` receives output as it arrives (for ``tool_call_output_delta`` events);
     ``call_id`` is the id of the tool call being run. ``output_dir`` is a directory on the
     host, owned by the session, for output too big to keep in memory (the ``shell`` tool has its
@@ -50,7 +53,7 @@ class ToolContext:
     which need not exist yet; None when the host gives none.
     """
 
-    environment: Any = None  # taor.env.base.Environment
+    environment: Environment | None = None
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
     on_output: OutputCallback = _discard_output
     call_id: str = ""

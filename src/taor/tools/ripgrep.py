@@ -23,9 +23,8 @@ import sys
 import sysconfig
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
 
-from taor.env.base import EnvError, GrepMatch
+from taor.env.base import EnvError, Environment, GrepMatch
 
 _FLAGS = ("--no-config", "--color=never", "--hidden", "--no-require-git", "--glob=!.git")
 _CANNOT_RUN = (126, 127)
@@ -86,7 +85,7 @@ def rg_argv(rg: str, query: RgQuery) -> list[str]:
     return [*argv, "--regexp", query.pattern, "--", query.path]
 
 
-async def run_rg(environment: Any, rg: str, query: RgQuery) -> RgResult | None:
+async def run_rg(environment: Environment, rg: str, query: RgQuery) -> RgResult | None:
     """Run rg in ``environment``; None when it cannot run. A bad pattern raises ``EnvError``."""
     command = shlex.join(rg_argv(rg, query))
     result = await environment.run(command, timeout=RG_TIMEOUT)

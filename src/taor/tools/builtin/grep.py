@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from taor.env.base import EnvError, GrepMatch, capabilities
+from taor.env.base import EnvError, Environment, GrepMatch, capabilities
 from taor.tools.base import ToolContext, ToolOutput
 from taor.tools.builtin.search_output import capped, cut_output
 from taor.tools.ripgrep import RgQuery, RgResult, find_rg, run_rg
@@ -97,7 +97,7 @@ class GrepTool:
         except EnvError as exc:
             return ToolOutput.error(str(exc))
 
-    async def _search(self, arguments: Mapping[str, Any], environment: Any) -> ToolOutput:
+    async def _search(self, arguments: Mapping[str, Any], environment: Environment) -> ToolOutput:
         mode = arguments.get("output_mode", "content")
         head_limit = int(arguments.get("head_limit") or DEFAULT_HEAD_LIMIT)
         query = RgQuery(
@@ -113,7 +113,7 @@ class GrepTool:
             found, engine = await _fallback(environment, query), "python"
         return self._format(query, mode, found, engine)
 
-    async def _ripgrep(self, environment: Any, query: RgQuery) -> RgResult | None:
+    async def _ripgrep(self, environment: Environment, query: RgQuery) -> RgResult | None:
         rg = self.rg_path or find_rg()
         if not self.use_ripgrep or rg is None or not capabilities(environment).host_programs:
             return None
@@ -133,7 +133,7 @@ class GrepTool:
         return cut_output(text, self.limits or limits_for("grep"), metadata)
 
 
-async def _fallback(environment: Any, query: RgQuery) -> RgResult:
+async def _fallback(environment: Environment, query: RgQuery) -> RgResult:
     matches: list[GrepMatch] = await environment.grep(
         query.pattern,
         query.path,
