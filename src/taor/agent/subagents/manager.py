@@ -55,13 +55,6 @@ class SubagentManager:
         self._numbers = itertools.count(1)
         self._closed = False
 
-    @property
-    def can_spawn(self) -> bool:
-        return self.depth < self.max_depth and not self._closed
-
-    def agent_ids(self) -> list[str]:
-        return list(self._children)
-
     async def spawn(
         self,
         task: str,
