@@ -380,7 +380,7 @@ def test_flags_timeouts_tokens_and_instruction_files() -> None:
     assert compat.instruction_files == ()
     for profile in (anthropic, openai, gemini):
         assert profile.subagent_tools == SUBAGENT_TOOLS
-        assert profile.supports_parallel_tool_calls and profile.supports_reasoning
+        assert profile.supports_parallel_tool_calls
         assert not set(SUBAGENT_TOOLS) & set(profile.tool_names())
     assert compat.subagent_tools == ()
     assert not compat.supports_parallel_tool_calls

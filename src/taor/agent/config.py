@@ -83,13 +83,17 @@ class SessionConfig:
     """``instructions`` are the user's own, the last layer of the built system prompt;
     ``system_prompt``, when set, replaces the built prompt entirely (profile prompt, environment
     block, project instructions). ``user_instructions_file`` is a host path read as the
-    user-level instructions (e.g. ``~/.config/taor/AGENTS.md``); None skips it."""
+    user-level instructions (e.g. ``~/.config/taor/AGENTS.md``); None skips it.
+    ``parallel_tool_calls`` False asks the model for one tool call per reply and runs only the
+    first when it makes more (the others are answered with an error saying to call them one
+    at a time); None takes the profile's choice (local models: one at a time)."""
 
     system_prompt: str = ""
     instructions: str = ""
     user_instructions_file: str | None = None
     reasoning_effort: ReasoningEffort | None = None
     max_tokens: int | None = None
+    parallel_tool_calls: bool | None = None
     temperature: float | None = None
     provider_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     timeouts: Timeouts = field(default_factory=Timeouts)

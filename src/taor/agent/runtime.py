@@ -9,6 +9,7 @@ requests, checking limits. It knows nothing of subscribers: events are returned 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import tempfile
 import time
 import uuid
@@ -157,7 +158,9 @@ class Runtime:
             model=self.model.model_id,
             system=self.system_prompt(),
             tools=tuple(self.tools.definitions()),
-            tool_choice=tool_choice or ToolChoice(),
+            tool_choice=dataclasses.replace(
+                tool_choice or ToolChoice(), parallel=config.parallel_tool_calls is not False
+            ),
             max_tokens=config.max_tokens,
             temperature=config.temperature,
             reasoning_effort=config.reasoning_effort,

@@ -82,7 +82,8 @@ def resolve_tools(
 
 
 def with_profile_defaults(config: SessionConfig, profile: Profile | None) -> SessionConfig:
-    """The profile's max output tokens and provider options where the config sets none."""
+    """The profile's max output tokens, provider options and parallel tool calls where the
+    config sets none."""
     if profile is None:
         return config
     import dataclasses
@@ -90,6 +91,8 @@ def with_profile_defaults(config: SessionConfig, profile: Profile | None) -> Ses
     changes: dict[str, Any] = {}
     if config.max_tokens is None:
         changes["max_tokens"] = profile.max_output_tokens
+    if config.parallel_tool_calls is None:
+        changes["parallel_tool_calls"] = profile.supports_parallel_tool_calls
     if not config.provider_options and profile.provider_options:
         changes["provider_options"] = profile.provider_options
     return dataclasses.replace(config, **changes) if changes else config

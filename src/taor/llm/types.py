@@ -229,8 +229,13 @@ def _check_schema(schema: Mapping[str, Any]) -> str | None:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ToolChoice:
+    """Which tools the model may call; ``parallel`` False asks for at most one call per reply
+    (Anthropic's ``disable_parallel_tool_use``, OpenAI's ``parallel_tool_calls``; Gemini has
+    no such switch)."""
+
     mode: Literal["auto", "none", "required", "named"] = "auto"
     name: str | None = None
+    parallel: bool = True
 
     def __post_init__(self) -> None:
         if (self.mode == "named") != (self.name is not None):

@@ -22,12 +22,16 @@ from taor.agent.events import ErrorEvent, Event, ToolCallEnd, ToolCallOutputDelt
 from taor.agent.loop.call_summary import summarize_call
 from taor.agent.loop.guarded import executor_view, guarded_output
 from taor.agent.runtime import Runtime
-from taor.llm.types import ImagePart, TextPart, ToolCallPart, ToolResultPart
+from taor.llm.types import ImagePart, TextPart, ToolCallPart, ToolResultPart, tool_result
 from taor.tools import truncation
 from taor.tools.base import ToolOutput
 
 Emit = Callable[[Event], None]
 _DONE = None
+ONE_AT_A_TIME = (
+    "Not run: make one tool call per reply. Only the first call of your reply ran; call this "
+    "one again on its own once you have its result."
+)
 _LIFTED = ("full_output", "output_file")  # metadata that tool_call_end carries as fields
 
 
@@ -49,6 +53,9 @@ def _batches(rt: Runtime, calls: Sequence[ToolCallPart]) -> list[list[ToolCallPa
 async def run_round(
     rt: Runtime, calls: Sequence[ToolCallPart], results: dict[str, ToolResultPart]
 ) -> AsyncIterator[Event]:
+    extra: Sequence[ToolCallPart] = ()
+    if rt.config.parallel_tool_calls is False:  # one call per reply: the first runs
+        calls, extra = calls[:1], calls[1:]
     queue: asyncio.Queue[Event | None] = asyncio.Queue()
     for batch in _batches(rt, calls):
         tasks = [
@@ -71,6 +78,28 @@ async def run_round(
         for task in tasks:
             if not task.cancelled() and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]  # a bug in taor, not in a tool
+    for refusal in _refuse_extra(rt, extra, results):
+        yield refusal
+
+
+def _refuse_extra(
+    rt: Runtime, calls: Sequence[ToolCallPart], results: dict[str, ToolResultPart]
+) -> list[Event]:
+    """A session that takes one call per reply answers the others without running them."""
+    events: list[Event] = []
+    for call in calls:
+        results[call.id] = tool_result(call.id, ONE_AT_A_TIME, is_error=True, name=call.name)
+        view = executor_view(rt.tools.get(call.name), call.arguments)
+        summary = summarize_call(call.name, view)
+        events.append(
+            ToolCallStart(
+                call_id=call.id, name=call.name, arguments=call.arguments, summary=summary
+            )
+        )
+        events.append(
+            ToolCallEnd(call_id=call.id, name=call.name, output=ONE_AT_A_TIME, is_error=True)
+        )
+    return events
 
 
 async def _run_call(

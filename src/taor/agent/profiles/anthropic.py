@@ -153,8 +153,6 @@ def anthropic_profile() -> Profile:
         base_prompt=ANTHROPIC_PROMPT,
         tool_factory=anthropic_tools,
         supports_parallel_tool_calls=True,
-        supports_reasoning=True,
-        supports_images=True,
         default_command_timeout=120.0,
         max_output_tokens=32_000,
         instruction_files=("CLAUDE.md",),

@@ -43,8 +43,6 @@ class Profile:
     base_prompt: str
     tool_factory: ToolFactory
     supports_parallel_tool_calls: bool
-    supports_reasoning: bool
-    supports_images: bool
     default_command_timeout: float
     max_output_tokens: int
     provider_options: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: _NO_OPTIONS)

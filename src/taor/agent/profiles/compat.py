@@ -93,8 +93,6 @@ def compat_profile() -> Profile:
         base_prompt=COMPAT_PROMPT,
         tool_factory=compat_tools,
         supports_parallel_tool_calls=False,
-        supports_reasoning=False,
-        supports_images=False,
         default_command_timeout=10.0,
         max_output_tokens=8_192,
     )

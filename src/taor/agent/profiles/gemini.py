@@ -183,8 +183,6 @@ def gemini_profile() -> Profile:
         base_prompt=GEMINI_PROMPT,
         tool_factory=gemini_tools,
         supports_parallel_tool_calls=True,
-        supports_reasoning=True,
-        supports_images=True,
         default_command_timeout=10.0,
         max_output_tokens=32_768,
         instruction_files=("GEMINI.md",),

@@ -148,8 +148,6 @@ def openai_profile() -> Profile:
         base_prompt=OPENAI_PROMPT,
         tool_factory=openai_tools,
         supports_parallel_tool_calls=True,
-        supports_reasoning=True,
-        supports_images=True,
         default_command_timeout=10.0,
         max_output_tokens=32_000,
         instruction_files=(".codex/instructions.md",),

@@ -41,7 +41,7 @@ def head_fields(
     if isinstance(thinking, dict) and thinking.get("type") not in (None, "disabled"):
         head.pop("temperature", None)
         if head.get("tool_choice", {}).get("type") in ("any", "tool"):
-            head["tool_choice"] = {"type": "auto"}
+            head["tool_choice"] = _tool_choice(ToolChoice(parallel=request.tool_choice.parallel))
     return head
 
 
@@ -67,8 +67,12 @@ def may_think(turns: list[list[Encoded]]) -> bool:
 
 def _tool_choice(choice: ToolChoice) -> dict[str, Any]:
     if choice.mode == "named":
-        return {"type": "tool", "name": choice.name}
-    return {"type": {"auto": "auto", "none": "none", "required": "any"}[choice.mode]}
+        out: dict[str, Any] = {"type": "tool", "name": choice.name}
+    else:
+        out = {"type": {"auto": "auto", "none": "none", "required": "any"}[choice.mode]}
+    if not choice.parallel and choice.mode != "none":
+        out["disable_parallel_tool_use"] = True
+    return out
 
 
 def encode_tool(tool: ToolDefinition) -> str:

@@ -37,6 +37,8 @@ def parameters(request: Request, info: ModelInfo, reasoning: bool) -> dict[str, 
     params: dict[str, Any] = {}
     if request.tools:
         params["tool_choice"] = _tool_choice(request)
+        if not request.tool_choice.parallel:
+            params["parallel_tool_calls"] = False
     if reasoning:
         effort = {"effort": request.reasoning_effort} if request.reasoning_effort else {}
         params["reasoning"] = {**effort, "summary": "auto"}

@@ -39,9 +39,12 @@ def generation(request: Request, max_tokens: int | None) -> dict[str, Any]:
 
 def tool_choice(request: Request) -> dict[str, Any]:
     choice = request.tool_choice
+    out: dict[str, Any] = {} if choice.parallel else {"parallel_tool_calls": False}
     if choice.mode == "named":
-        return {"tool_choice": {"type": "function", "function": {"name": choice.name}}}
-    return {} if choice.mode == "auto" else {"tool_choice": choice.mode}
+        out["tool_choice"] = {"type": "function", "function": {"name": choice.name}}
+    elif choice.mode != "auto":
+        out["tool_choice"] = choice.mode
+    return out
 
 
 def merge(head: dict[str, Any], options: Mapping[str, Any]) -> None:

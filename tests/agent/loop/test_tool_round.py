@@ -1,0 +1,52 @@
+"""A session that takes one tool call per reply (the local-model profile's choice): the model
+is asked for one, and when it sends more, only the first runs and the others are answered."""
+
+from __future__ import annotations
+
+from taor.agent.config import SessionConfig
+from taor.agent.events import ToolCallEnd
+from taor.agent.loop.tool_round import ONE_AT_A_TIME
+from taor.agent.record.transcript import problems
+from taor.agent.session import Session
+from taor.env.memory import MemoryEnvironment
+from taor.llm import connect
+from taor.testing import FakeProviderServer, ScriptedModel, text, tool_calls
+
+from ..loop_support import collect, config, of
+
+
+async def test_only_the_first_call_of_a_reply_runs_and_the_others_are_answered() -> None:
+    env = MemoryEnvironment(files={"a.txt": "alpha\n", "b.txt": "beta\n"})
+    model = ScriptedModel(
+        [
+            tool_calls(("read_file", {"path": "a.txt"}), ("read_file", {"path": "b.txt"})),
+            text("done"),
+        ]
+    )
+    cfg = config(parallel_tool_calls=False)
+    async with Session(model, environment=env, config=cfg) as session:
+        events = await collect(session, "read both")
+        assert [r.tool_choice.parallel for r in model.requests] == [False, False]
+        first, second = of(events, ToolCallEnd)
+        assert second.is_error and second.output == ONE_AT_A_TIME
+        assert not first.is_error and "alpha" in first.output
+        results = model.requests[1].messages[-1].parts
+        assert [r.is_error for r in results] == [False, True]  # type: ignore[union-attr]
+        read = [call.arguments.get("path") for call in env.calls_of("read_text")]
+        assert "b.txt" not in read and "a.txt" in read
+        assert problems(session.history) == []
+
+
+async def test_sessions_take_parallel_calls_unless_their_profile_says_otherwise(
+    fake_server: FakeProviderServer,
+) -> None:
+    local = connect(
+        "openai-compat:qwen", api_key="k", base_url=fake_server.base_url("openai-compat")
+    )
+    claude = ScriptedModel([], provider="anthropic", model_id="claude-sonnet-4-5")
+    env = MemoryEnvironment()
+    assert Session(local, environment=env).config.parallel_tool_calls is False
+    assert Session(claude, environment=env).config.parallel_tool_calls is True
+    chosen = SessionConfig(parallel_tool_calls=True)
+    assert Session(local, environment=env, config=chosen).config.parallel_tool_calls is True
+    await local.aclose()
