@@ -13,15 +13,12 @@ from taor import errors as e
 from taor.llm import (
     ImagePart,
     Message,
-    Request,
     RetryInfo,
-    RetryPolicy,
     TextPart,
     ThinkingPart,
     Timeouts,
     ToolCallPart,
     ToolChoice,
-    ToolDefinition,
     Usage,
     complete,
     connect,
@@ -46,13 +43,7 @@ from taor.testing import (
     unauthorized,
 )
 
-ONCE = RetryPolicy(max_attempts=1)
-READ = ToolDefinition(
-    name="read_file",
-    description="Read a file.",
-    parameters={"type": "object", "properties": {"path": {"type": "string"}}},
-)
-SHELL = ToolDefinition(name="shell", description="Run a command.")
+from .support import ONCE, READ, SHELL, ask, body_of
 
 
 @pytest.fixture
@@ -65,16 +56,6 @@ async def model(fake_server: FakeProviderServer) -> AsyncIterator[AnthropicModel
     )
     yield adapter
     await adapter.aclose()
-
-
-def ask(*messages: Message, **kwargs: Any) -> Request:
-    return Request(messages=messages or (Message.user("hi"),), **kwargs)
-
-
-async def body_of(model: AnthropicModel, server: FakeProviderServer, request: Request) -> Any:
-    server.push(Reply(text="ok"))
-    await complete(model, request, retry=ONCE)
-    return server.requests[-1].json
 
 
 # -- responses ------------------------------------------------------------------------------

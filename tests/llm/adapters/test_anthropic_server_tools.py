@@ -14,7 +14,6 @@ import pytest
 from taor.llm import (
     Message,
     Request,
-    RetryPolicy,
     ServerToolPart,
     ServerToolResult,
     ServerToolUse,
@@ -37,7 +36,8 @@ from taor.testing import (
 )
 from taor.testing.script import server_tool_blocks
 
-ONCE = RetryPolicy(max_attempts=1)
+from .support import ONCE
+
 READ = ToolDefinition(
     name="read_file",
     description="Read a file.",

@@ -12,8 +12,6 @@ from taor import errors as e
 from taor.llm import (
     ImagePart,
     Message,
-    Request,
-    RetryPolicy,
     TextPart,
     ThinkingPart,
     Timeouts,
@@ -44,7 +42,8 @@ from taor.testing import (
     unauthorized,
 )
 
-ONCE = RetryPolicy(max_attempts=1)
+from .support import ONCE, SHELL, ask, body_of
+
 PRO = "gemini-3.1-pro-preview"
 READ = ToolDefinition(
     name="read_file",
@@ -57,7 +56,6 @@ READ = ToolDefinition(
         "additionalProperties": False,
     },
 )
-SHELL = ToolDefinition(name="shell", description="Run a command.")
 
 
 @pytest.fixture
@@ -70,16 +68,6 @@ async def model(fake_server: FakeProviderServer) -> AsyncIterator[GeminiModel]:
     )
     yield adapter
     await adapter.aclose()
-
-
-def ask(*messages: Message, **kwargs: Any) -> Request:
-    return Request(messages=messages or (Message.user("hi"),), **kwargs)
-
-
-async def body_of(model: GeminiModel, server: FakeProviderServer, request: Request) -> Any:
-    server.push(Reply(text="ok"))
-    await complete(model, request, retry=ONCE)
-    return server.requests[-1].json
 
 
 # -- responses ------------------------------------------------------------------------------

@@ -12,14 +12,11 @@ from taor import errors as e
 from taor.llm import (
     ImagePart,
     Message,
-    Request,
-    RetryPolicy,
     TextPart,
     ThinkingPart,
     Timeouts,
     ToolCallPart,
     ToolChoice,
-    ToolDefinition,
     Usage,
     complete,
     connect,
@@ -46,14 +43,7 @@ from taor.testing import (
     unauthorized,
 )
 
-ONCE = RetryPolicy(max_attempts=1)
-READ = ToolDefinition(
-    name="read_file",
-    description="Read a file.",
-    parameters={"type": "object", "properties": {"path": {"type": "string"}}},
-)
-SHELL = ToolDefinition(name="shell", description="Run a command.")
-PNG = b"\x89PNG\r\n\x1a\nfake"
+from .support import ONCE, PNG, READ, SHELL, ask, body_of
 
 
 def make(server: FakeProviderServer, model_id: str = "gpt-5.1", idle: float = 2.0) -> OpenAIModel:
@@ -70,16 +60,6 @@ async def model(fake_server: FakeProviderServer) -> AsyncIterator[OpenAIModel]:
     adapter = make(fake_server)
     yield adapter
     await adapter.aclose()
-
-
-def ask(*messages: Message, **kwargs: Any) -> Request:
-    return Request(messages=messages or (Message.user("hi"),), **kwargs)
-
-
-async def body_of(model: OpenAIModel, server: FakeProviderServer, request: Request) -> Any:
-    server.push(Reply(text="ok"))
-    await complete(model, request, retry=ONCE)
-    return server.requests[-1].json
 
 
 # -- responses ------------------------------------------------------------------------------

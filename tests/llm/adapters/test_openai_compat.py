@@ -18,14 +18,11 @@ from taor.llm import (
     Catalog,
     ImagePart,
     Message,
-    Request,
-    RetryPolicy,
     TextPart,
     ThinkingPart,
     Timeouts,
     ToolCallPart,
     ToolChoice,
-    ToolDefinition,
     Usage,
     assemble,
     complete,
@@ -51,14 +48,8 @@ from taor.testing import (
     unauthorized,
 )
 
-ONCE = RetryPolicy(max_attempts=1)
-READ = ToolDefinition(
-    name="read_file",
-    description="Read a file.",
-    parameters={"type": "object", "properties": {"path": {"type": "string"}}},
-)
-SHELL = ToolDefinition(name="shell", description="Run a command.")
-PNG = b"\x89PNG\r\n\x1a\nfake"
+from .support import ONCE, PNG, READ, SHELL, ask, body_of
+
 LLAMA_CPP_OVERFLOW = HttpError(
     status=400,
     error_type="exceed_context_size_error",
@@ -76,16 +67,6 @@ async def model(fake_server: FakeProviderServer) -> AsyncIterator[OpenAICompatMo
     )
     yield adapter
     await adapter.aclose()
-
-
-def ask(*messages: Message, **kwargs: Any) -> Request:
-    return Request(messages=messages or (Message.user("hi"),), **kwargs)
-
-
-async def body_of(model: OpenAICompatModel, server: FakeProviderServer, request: Request) -> Any:
-    server.push(Reply(text="ok"))
-    await complete(model, request, retry=ONCE)
-    return server.requests[-1].json
 
 
 # -- responses ------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from taor import errors as e
-from taor.llm import Message, Model, Request, RetryPolicy, Timeouts, complete, connect
+from taor.llm import Message, Model, Request, Timeouts, complete, connect
 from taor.testing import (
     FakeProviderServer,
     Fault,
@@ -21,7 +21,8 @@ from taor.testing import (
     server_error,
 )
 
-ONCE = RetryPolicy(max_attempts=1)
+from .support import ONCE
+
 MODELS = {
     "anthropic": "anthropic:claude-haiku-4-5",
     "openai": "openai:gpt-5.1",
