@@ -31,8 +31,9 @@ from taor.agent.session import Session
 from taor.env.memory import MemoryEnvironment
 from taor.errors import ContextLengthError
 from taor.llm.model import Timeouts
+from taor.llm.response import Usage
 from taor.llm.retry import RetryPolicy
-from taor.llm.types import Request, TextPart, ToolResultPart, Usage
+from taor.llm.types import Request, TextPart, ToolResultPart
 from taor.testing import Reply, ScriptedModel, text, tool_calls
 
 from .loop_support import assert_valid, collect, config, of, session

@@ -23,7 +23,7 @@ from taor.agent.session import Session
 from taor.env.memory import MemoryEnvironment
 from taor.errors import AuthenticationError, ServerError
 from taor.llm.catalog import Catalog
-from taor.llm.types import Usage
+from taor.llm.response import Usage
 from taor.testing import Reply, ScriptedModel, text, tool_calls
 
 from .loop_support import assert_valid, collect, config, limits, of, session

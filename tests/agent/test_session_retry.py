@@ -25,7 +25,7 @@ from taor.errors import (
 )
 from taor.llm import connect
 from taor.llm.model import Timeouts
-from taor.llm.types import Usage
+from taor.llm.response import Usage
 from taor.testing import FakeProviderServer, Reply, ScriptedModel, server_error, text, tool_calls
 
 from .loop_support import FAST_RETRY, BreakingModel, Broken, collect, config, kinds, of, session

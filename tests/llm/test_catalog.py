@@ -7,7 +7,7 @@ import pytest
 
 from taor.errors import ConfigurationError
 from taor.llm.catalog import Catalog, ModelInfo
-from taor.llm.types import Usage
+from taor.llm.response import Usage
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from taor.env import MemoryEnvironment
 from taor.errors import ConfigurationError
-from taor.llm.types import ImagePart, TextPart, ToolCallPart, ToolDefinition
+from taor.llm.tooldef import ToolDefinition
+from taor.llm.types import ImagePart, TextPart, ToolCallPart
 from taor.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from taor.tools.registry import RAW_ARGUMENTS_QUOTE_LIMIT, ToolRegistry
 

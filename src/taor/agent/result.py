@@ -12,7 +12,7 @@ from taor.agent.events import (
     ToolCallEnd,
     UsageEvent,
 )
-from taor.llm.types import Usage
+from taor.llm.response import Usage
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

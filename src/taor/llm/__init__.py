@@ -18,22 +18,20 @@ from taor.llm.events import (
     UsageUpdate,
 )
 from taor.llm.model import Model, Timeouts, complete
+from taor.llm.response import FinishReason, Response, Usage
 from taor.llm.retry import RetryInfo, RetryPolicy, call_with_retry, retry_stream
+from taor.llm.tooldef import ToolDefinition
 from taor.llm.types import (
-    FinishReason,
     ImagePart,
     Message,
     Part,
     Request,
-    Response,
     ServerToolPart,
     TextPart,
     ThinkingPart,
     ToolCallPart,
     ToolChoice,
-    ToolDefinition,
     ToolResultPart,
-    Usage,
     tool_result,
 )
 

@@ -22,17 +22,8 @@ from taor.llm.events import (
     ToolCallStart,
     UsageUpdate,
 )
-from taor.llm.types import (
-    FinishReason,
-    Message,
-    Part,
-    Response,
-    ServerToolPart,
-    TextPart,
-    ThinkingPart,
-    ToolCallPart,
-    Usage,
-)
+from taor.llm.response import FinishReason, Response, Usage
+from taor.llm.types import Message, Part, ServerToolPart, TextPart, ThinkingPart, ToolCallPart
 
 
 class _Slot:

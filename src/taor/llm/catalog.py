@@ -29,7 +29,7 @@ from types import MappingProxyType
 from typing import Any
 
 from taor.errors import ConfigurationError
-from taor.llm.types import Usage
+from taor.llm.response import Usage
 
 THINKING_KINDS = ("budget", "level", "effort")
 

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-from taor.llm.types import FinishReason, ProviderState, Usage
+from taor.llm.response import FinishReason, Usage
+from taor.llm.types import ProviderState
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

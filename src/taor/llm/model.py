@@ -9,8 +9,9 @@ from typing import Protocol, runtime_checkable
 
 from taor.llm.assembler import Assembler
 from taor.llm.events import StreamEvent
+from taor.llm.response import Response
 from taor.llm.retry import OnRetry, RetryInfo, RetryPolicy, Sleep, retry_stream
-from taor.llm.types import Request, Response
+from taor.llm.types import Request
 
 
 @runtime_checkable

@@ -1,4 +1,5 @@
-"""The provider-neutral data model: content parts, messages, tool definitions, requests, responses.
+"""The provider-neutral data model: content parts, messages, tool choice and requests (tool
+definitions are in ``taor.llm.tooldef``, responses in ``taor.llm.response``).
 
 Every record is a frozen, keyword-only dataclass; parts carry a ``kind`` discriminator.
 
@@ -19,14 +20,12 @@ taor never runs it (it is not a ``ToolCallPart``).
 
 from __future__ import annotations
 
-import functools
-import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from taor.errors import ConfigurationError
+from taor.llm.tooldef import ToolDefinition
 
 Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
 ProviderState: TypeAlias = Mapping[str, Any]
@@ -173,60 +172,6 @@ def tool_result(
     return ToolResultPart(call_id=call_id, content=parts, is_error=is_error, name=name)
 
 
-_TOOL_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]{0,63}$")
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class ToolDefinition:
-    """A tool offered to the model. Checked when defined: a bad name or schema fails here,
-    not as a 400 from the provider in the middle of a session."""
-
-    name: str
-    description: str
-    parameters: Mapping[str, Any] = field(
-        default_factory=lambda: {"type": "object", "properties": {}}
-    )
-
-    def __post_init__(self) -> None:
-        if not _TOOL_NAME.match(self.name):
-            raise ConfigurationError(
-                f"invalid tool name {self.name!r}: use a letter followed by up to 63 letters, "
-                "digits, '_' or '-'"
-            )
-        check_tool_schema(self.name, self.parameters)
-
-
-def check_tool_schema(name: str, schema: Mapping[str, Any]) -> None:
-    if not isinstance(schema, Mapping) or schema.get("type") != "object":
-        raise ConfigurationError(
-            f"tool {name!r}: parameters must be a JSON Schema whose root has type 'object'"
-        )
-    try:
-        key = json.dumps(schema, sort_keys=True, default=repr)
-    except (TypeError, ValueError):
-        key = None  # not JSON data: check it every time (and let the check say what is wrong)
-    problem = _schema_problem(key) if key is not None else _check_schema(schema)
-    if problem is not None:
-        raise ConfigurationError(f"tool {name!r}: invalid JSON Schema: {problem}")
-
-
-@functools.lru_cache(maxsize=512)
-def _schema_problem(schema_json: str) -> str | None:
-    """The meta-schema check of a schema (by its canonical JSON): about 10 ms, so done once."""
-    return _check_schema(json.loads(schema_json))
-
-
-def _check_schema(schema: Mapping[str, Any]) -> str | None:
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        return str(exc.message)
-    return None
-
-
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ToolChoice:
     """Which tools the model may call; ``parallel`` False asks for at most one call per reply
@@ -258,70 +203,3 @@ class Request:
     reasoning_effort: ReasoningEffort | None = None
     provider_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     metadata: Mapping[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Usage:
-    """Token counts, normalized so that every provider means the same thing by each field.
-
-    - ``input_tokens``: every prompt token, including those read from or written to the cache
-      (Anthropic reports the uncached ones only; taor adds the cache counts back).
-    - ``cache_read_tokens``: the part of ``input_tokens`` served from the prompt cache.
-    - ``cache_write_tokens``: the part of ``input_tokens`` written to the cache (Anthropic, and
-      OpenAI models that bill cache writes).
-    - ``output_tokens``: every generated token, reasoning included (Gemini reports thoughts
-      apart; taor adds them in).
-    - ``reasoning_tokens``: the part of ``output_tokens`` spent on reasoning.
-    """
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    reasoning_tokens: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
-
-    @property
-    def uncached_input_tokens(self) -> int:
-        return self.input_tokens - self.cache_read_tokens - self.cache_write_tokens
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
-            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
-            reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
-        )
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class FinishReason:
-    reason: FinishKind
-    raw: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Response:
-    message: Message
-    finish_reason: FinishReason
-    usage: Usage = Usage()
-    id: str | None = None
-    model: str | None = None
-    provider: str = ""
-
-    @property
-    def text(self) -> str:
-        return self.message.text
-
-    @property
-    def tool_calls(self) -> list[ToolCallPart]:
-        return self.message.tool_calls
-
-    @property
-    def reasoning(self) -> str | None:
-        chunks = [p.text for p in self.message.parts if isinstance(p, ThinkingPart) and p.text]
-        return "".join(chunks) if chunks else None

@@ -29,7 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from taor.llm.types import Usage
+from taor.llm.response import Usage
 from taor.testing.recorded import RecordedRequest
 from taor.testing.script import Fault, HttpError, Reply, estimate_usage
 from taor.testing.wire import ReplyContext, WireFormat, all_wires

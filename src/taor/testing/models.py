@@ -11,7 +11,8 @@ from typing import Any
 
 from taor.errors import TaorError
 from taor.llm.events import StreamEvent
-from taor.llm.types import Request, Response
+from taor.llm.response import Response
+from taor.llm.types import Request
 from taor.testing.script import Reply, ToolCall, reply_events
 
 

@@ -32,7 +32,8 @@ from taor.llm.events import (
     ToolCallStart,
     UsageUpdate,
 )
-from taor.llm.types import FinishKind, FinishReason, Usage
+from taor.llm.response import FinishReason, Usage
+from taor.llm.types import FinishKind
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -25,7 +25,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from taor.errors import ToolError as ToolError  # defined in taor.errors, exported here too
-from taor.llm.types import ImagePart, TextPart, ToolDefinition, ToolResultPart, tool_result
+from taor.llm.tooldef import ToolDefinition
+from taor.llm.types import ImagePart, TextPart, ToolResultPart, tool_result
 
 ContentPart = TextPart | ImagePart
 if TYPE_CHECKING:

@@ -27,7 +27,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from taor.llm.types import ToolCallPart, ToolDefinition
+from taor.llm.tooldef import ToolDefinition
+from taor.llm.types import ToolCallPart
 from taor.tools.base import Tool, ToolContext, ToolError, ToolOutput, definition_of
 
 RAW_ARGUMENTS_QUOTE_LIMIT = 2000

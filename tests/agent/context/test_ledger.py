@@ -7,15 +7,9 @@ import pytest
 
 from taor.agent.context.ledger import IMAGE_TOKENS, TokenLedger, UsageLedger, estimate_chars
 from taor.llm.catalog import Catalog
-from taor.llm.types import (
-    ImagePart,
-    Message,
-    ThinkingPart,
-    ToolCallPart,
-    ToolDefinition,
-    Usage,
-    tool_result,
-)
+from taor.llm.response import Usage
+from taor.llm.tooldef import ToolDefinition
+from taor.llm.types import ImagePart, Message, ThinkingPart, ToolCallPart, tool_result
 
 
 def test_estimate_chars_counts_every_part_kind() -> None:

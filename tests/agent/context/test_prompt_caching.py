@@ -29,7 +29,7 @@ from taor.agent.config import PermissionConfig, SessionConfig
 from taor.agent.session import Session
 from taor.env.memory import MemoryEnvironment
 from taor.llm import connect
-from taor.llm.types import Usage
+from taor.llm.response import Usage
 from taor.testing import FakeProviderServer, RecordedRequest, Reply, ToolCall, text
 
 TURNS = 30

@@ -16,6 +16,7 @@ from taor.agent.record.codec import event_from_json, from_json, to_json, turn_fr
 from taor.agent.record.turns import TURN_TYPES, AssistantTurn, UserTurn
 from taor.errors import TranscriptError
 from taor.llm import connect
+from taor.llm.response import Usage
 from taor.llm.types import (
     ImagePart,
     Message,
@@ -24,7 +25,6 @@ from taor.llm.types import (
     ThinkingPart,
     ToolCallPart,
     ToolResultPart,
-    Usage,
     tool_result,
 )
 

@@ -16,7 +16,8 @@ from taor.agent.record.store import (
 )
 from taor.agent.record.turns import AssistantTurn, NoticeTurn, ToolResultsTurn, Turn, UserTurn
 from taor.errors import TranscriptError
-from taor.llm.types import ImagePart, Message, TextPart, ToolCallPart, Usage, tool_result
+from taor.llm.response import Usage
+from taor.llm.types import ImagePart, Message, TextPart, ToolCallPart, tool_result
 
 HEADER = TranscriptHeader(
     session_id="s-1", created=100.0, provider="anthropic", model="m", metadata={"cwd": "/w"}

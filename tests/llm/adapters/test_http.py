@@ -2,7 +2,8 @@ import httpx2
 import pytest
 
 from taor import errors as e
-from taor.llm.adapters._http import FragmentCache, classify, error_from_body, map_exception
+from taor.llm.adapters._error_map import classify, error_from_body, map_exception
+from taor.llm.adapters._http import FragmentCache
 
 
 @pytest.mark.parametrize(

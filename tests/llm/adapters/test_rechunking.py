@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from taor.llm import Message, Request, Response
 from taor.llm.assembler import assemble
 from taor.llm.connect import connect
+from taor.llm.response import Usage
 from taor.llm.sse import SSEDecoder, SSEvent
-from taor.llm.types import Usage
 from taor.testing import RecordedRequest
 from taor.testing.script import Reply, ToolCall
 from taor.testing.wire import ReplyContext, all_wires

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import anthropic
 import pytest
 
-from taor.llm.types import Usage
+from taor.llm.response import Usage
 from taor.testing import FakeProviderServer, Reply, ToolCall, error_event, rate_limited
 from taor.testing.script import HttpError
 

@@ -13,7 +13,7 @@ import openai
 import pytest
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from taor.llm.types import Usage
+from taor.llm.response import Usage
 from taor.testing import (
     FakeProviderServer,
     Reply,

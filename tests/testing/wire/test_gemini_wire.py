@@ -12,7 +12,7 @@ import pytest
 from google import genai
 from google.genai import errors, types
 
-from taor.llm.types import Usage
+from taor.llm.response import Usage
 from taor.testing import (
     FakeProviderServer,
     Reply,

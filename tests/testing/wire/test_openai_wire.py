@@ -16,7 +16,7 @@ from openai.types.responses import (
     ResponseReasoningItem,
 )
 
-from taor.llm.types import Usage
+from taor.llm.response import Usage
 from taor.testing import (
     FakeProviderServer,
     HttpError,

@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from typing import assert_never
 
 from taor.llm.catalog import Catalog
+from taor.llm.response import Usage
+from taor.llm.tooldef import ToolDefinition
 from taor.llm.types import (
     ImagePart,
     Message,
@@ -35,9 +37,7 @@ from taor.llm.types import (
     TextPart,
     ThinkingPart,
     ToolCallPart,
-    ToolDefinition,
     ToolResultPart,
-    Usage,
 )
 
 CHARS_PER_TOKEN = 4

@@ -14,7 +14,8 @@ from contextlib import aclosing
 from taor.agent.loop.idle import watched
 from taor.llm.events import StreamEvent, UsageUpdate
 from taor.llm.model import Model, Timeouts
-from taor.llm.types import Request, Usage
+from taor.llm.response import Usage
+from taor.llm.types import Request
 
 
 class MeteredModel:

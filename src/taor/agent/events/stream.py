@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from taor.agent.events.base import EventBase
-from taor.llm.types import Usage
+from taor.llm.response import Usage
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -43,8 +43,9 @@ from taor.agent.runtime import Runtime
 from taor.errors import ContextLengthError
 from taor.llm import events as llm
 from taor.llm.assembler import Assembler
+from taor.llm.response import Response
 from taor.llm.retry import RetryInfo, retry_stream
-from taor.llm.types import Message, Request, Response, ServerToolPart, TextPart
+from taor.llm.types import Message, Request, ServerToolPart, TextPart
 
 
 @dataclass(kw_only=True, slots=True)

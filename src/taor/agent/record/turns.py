@@ -20,7 +20,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
-from taor.llm.types import ImagePart, Message, TextPart, ToolResultPart, Usage
+from taor.llm.response import Usage
+from taor.llm.types import ImagePart, Message, TextPart, ToolResultPart
 
 SteeringSource = Literal["user", "loop_detection", "hook", "limit"]
 

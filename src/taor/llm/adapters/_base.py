@@ -10,7 +10,8 @@ from typing import Any, ClassVar
 import httpx2
 
 from taor.errors import ProviderError
-from taor.llm.adapters._http import map_exception, read_sse, request_id_of
+from taor.llm.adapters._error_map import map_exception, request_id_of
+from taor.llm.adapters._http import read_sse
 from taor.llm.catalog import Catalog, ModelInfo
 from taor.llm.events import StreamEvent
 from taor.llm.model import Timeouts

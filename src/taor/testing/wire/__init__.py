@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from taor.llm.types import Usage
+from taor.llm.response import Usage
 
 if TYPE_CHECKING:
     from taor.testing.recorded import RecordedRequest

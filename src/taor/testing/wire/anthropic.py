@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from taor.llm.types import Usage
+from taor.llm.response import Usage
 from taor.testing.script import chunks, server_tool_blocks
 from taor.testing.wire import ReplyContext, sse
 

@@ -26,7 +26,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from taor.llm.types import Usage
+from taor.llm.response import Usage
 from taor.testing.script import chunks
 from taor.testing.wire import ReplyContext, sse
 

@@ -14,7 +14,8 @@ from taor.llm.adapters.anthropic._messages import Encoded, encode_message
 from taor.llm.adapters.anthropic._stream import Stream, parse
 from taor.llm.events import StreamEvent
 from taor.llm.sse import SSEvent
-from taor.llm.types import Message, Request, ToolDefinition
+from taor.llm.tooldef import ToolDefinition
+from taor.llm.types import Message, Request
 
 
 class AnthropicModel(HttpModel):

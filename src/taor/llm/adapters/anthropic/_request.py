@@ -9,7 +9,8 @@ from typing import Any
 from taor.llm.adapters._http import dumps, merge_options
 from taor.llm.adapters.anthropic._messages import Encoded, message_json, turn_blocks
 from taor.llm.catalog import ModelInfo
-from taor.llm.types import ReasoningEffort, Request, ToolChoice, ToolDefinition
+from taor.llm.tooldef import ToolDefinition
+from taor.llm.types import ReasoningEffort, Request, ToolChoice
 
 BUDGETS: dict[str, int] = {"low": 2048, "medium": 8192, "high": 24576, "xhigh": 32000}
 LOOKBACK_BLOCKS = 8  # well inside the ~20 blocks Anthropic looks back from a breakpoint

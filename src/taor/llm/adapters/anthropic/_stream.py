@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from taor.errors import StreamInterruptedError
-from taor.llm.adapters._http import dumps, error_from_body, json_object
+from taor.llm.adapters._error_map import error_from_body
+from taor.llm.adapters._http import dumps, json_object
 from taor.llm.events import (
     Finish,
     ServerToolResult,
@@ -27,7 +28,8 @@ from taor.llm.events import (
     ToolCallStart,
     UsageUpdate,
 )
-from taor.llm.types import FinishKind, FinishReason, Usage
+from taor.llm.response import FinishReason, Usage
+from taor.llm.types import FinishKind
 
 _FINISH: dict[str, FinishKind] = {
     "end_turn": "stop",

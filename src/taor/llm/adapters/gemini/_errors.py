@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from taor import errors as e
-from taor.llm.adapters._http import classify, request_id_of
+from taor.llm.adapters._error_map import classify, request_id_of
 from taor.llm.retry import parse_retry_after
 
 _BAD_KEY = frozenset({"API_KEY_INVALID", "API_KEY_EXPIRED"})

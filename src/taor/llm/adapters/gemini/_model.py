@@ -11,14 +11,16 @@ import httpx2
 
 from taor.errors import NetworkError, ProviderError
 from taor.llm.adapters._base import HttpModel
-from taor.llm.adapters._http import FragmentCache, dumps, map_exception, merge_options
+from taor.llm.adapters._error_map import map_exception
+from taor.llm.adapters._http import FragmentCache, dumps, merge_options
 from taor.llm.adapters.gemini._errors import api_error
 from taor.llm.adapters.gemini._messages import Encoded, encode_message, result_encoder
 from taor.llm.adapters.gemini._request import encode_tool, head_fields
 from taor.llm.adapters.gemini._stream import Stream, parse
 from taor.llm.events import StreamEvent
 from taor.llm.sse import SSEvent
-from taor.llm.types import Message, Request, ToolDefinition
+from taor.llm.tooldef import ToolDefinition
+from taor.llm.types import Message, Request
 
 
 class GeminiModel(HttpModel):

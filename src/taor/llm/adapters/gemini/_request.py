@@ -8,7 +8,8 @@ from typing import Any
 
 from taor.llm.adapters._http import dumps
 from taor.llm.catalog import ModelInfo
-from taor.llm.types import Request, ToolDefinition
+from taor.llm.tooldef import ToolDefinition
+from taor.llm.types import Request
 
 BUDGETS: dict[str, int] = {"low": 1024, "medium": 8192, "high": 24576, "xhigh": 32768}
 LEVELS: dict[str, str] = {"low": "LOW", "medium": "MEDIUM", "high": "HIGH", "xhigh": "HIGH"}

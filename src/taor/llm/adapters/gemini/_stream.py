@@ -22,7 +22,8 @@ from taor.llm.events import (
     ToolCallStart,
     UsageUpdate,
 )
-from taor.llm.types import FinishKind, FinishReason, Usage
+from taor.llm.response import FinishReason, Usage
+from taor.llm.types import FinishKind
 
 _FINISH_NAMES: dict[FinishKind, str] = {
     "stop": "STOP",

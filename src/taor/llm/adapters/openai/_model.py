@@ -19,7 +19,8 @@ from taor.llm.adapters.openai._request import (
 from taor.llm.adapters.openai._stream import HANDLERS, State, parse
 from taor.llm.events import StreamEvent
 from taor.llm.sse import SSEvent
-from taor.llm.types import Message, Request, ToolDefinition
+from taor.llm.tooldef import ToolDefinition
+from taor.llm.types import Message, Request
 
 
 class OpenAIModel(HttpModel):

@@ -10,6 +10,7 @@ from typing import Any
 
 from taor.llm.adapters._http import dumps, error_label, image_url, merge_options
 from taor.llm.catalog import ModelInfo
+from taor.llm.tooldef import ToolDefinition
 from taor.llm.types import (
     ImagePart,
     Message,
@@ -18,7 +19,6 @@ from taor.llm.types import (
     TextPart,
     ThinkingPart,
     ToolCallPart,
-    ToolDefinition,
     ToolResultPart,
 )
 

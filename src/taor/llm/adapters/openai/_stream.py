@@ -7,7 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from taor import errors as e
-from taor.llm.adapters._http import error_from_body, json_object
+from taor.llm.adapters._error_map import error_from_body
+from taor.llm.adapters._http import json_object
 from taor.llm.adapters.openai._request import PROVIDER
 from taor.llm.events import (
     Finish,
@@ -21,8 +22,9 @@ from taor.llm.events import (
     ToolCallStart,
     UsageUpdate,
 )
+from taor.llm.response import FinishReason, Usage
 from taor.llm.sse import SSEvent
-from taor.llm.types import FinishKind, FinishReason, Usage
+from taor.llm.types import FinishKind
 
 _INCOMPLETE: dict[str, FinishKind] = {
     "max_output_tokens": "length",

@@ -9,16 +9,8 @@ from typing import Any
 
 from taor.errors import ConfigurationError
 from taor.llm.adapters._http import dumps, error_label, image_url, merge_options
-from taor.llm.types import (
-    ImagePart,
-    Message,
-    Part,
-    Request,
-    TextPart,
-    ToolCallPart,
-    ToolDefinition,
-    ToolResultPart,
-)
+from taor.llm.tooldef import ToolDefinition
+from taor.llm.types import ImagePart, Message, Part, Request, TextPart, ToolCallPart, ToolResultPart
 
 PROVIDER = "openai-compat"
 _RESERVED = frozenset({"messages", "stream"})

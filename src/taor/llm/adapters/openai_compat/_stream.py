@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from taor.errors import ProviderError, StreamInterruptedError
-from taor.llm.adapters._http import dumps, error_from_body
+from taor.llm.adapters._error_map import error_from_body
+from taor.llm.adapters._http import dumps
 from taor.llm.adapters.openai_compat._request import PROVIDER
 from taor.llm.events import (
     Finish,
@@ -24,7 +25,8 @@ from taor.llm.events import (
     ToolCallStart,
     UsageUpdate,
 )
-from taor.llm.types import FinishKind, FinishReason, Usage
+from taor.llm.response import FinishReason, Usage
+from taor.llm.types import FinishKind
 
 _FINISH: dict[str, FinishKind] = {
     "stop": "stop",

@@ -1,0 +1,203 @@
+"""The one exception mapper: HTTP statuses, error bodies and SDK exceptions of every provider
+become ``taor.errors`` classes, each with the provider's request id when it gave one."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import httpx2
+
+from taor import errors as e
+from taor.llm.retry import parse_retry_after
+
+_CONTEXT = re.compile(
+    r"context.{0,12}(length|window)|too many tokens|prompt is too long|maximum context"
+    r"|input is too long|exceeds the (maximum|context)|token count .* exceeds|input token count",
+    re.I,
+)
+_FILTER = re.compile(r"content.?filter|safety|blocked|prohibited content", re.I)
+_QUOTA = re.compile(r"insufficient_quota|quota.*(exceeded|exhausted)|billing|credit balance", re.I)
+_OVERLOADED = re.compile(r"overloaded", re.I)
+
+# Error "type" strings providers put in bodies and in-stream error events.
+_TYPES: dict[str, type[e.ProviderError]] = {
+    "authentication_error": e.AuthenticationError,
+    "invalid_api_key": e.AuthenticationError,
+    "unauthenticated": e.AuthenticationError,
+    "permission_error": e.PermissionDeniedError,
+    "permission_denied": e.PermissionDeniedError,
+    "not_found_error": e.ModelNotFoundError,
+    "model_not_found": e.ModelNotFoundError,
+    "not_found": e.ModelNotFoundError,
+    "rate_limit_error": e.RateLimitError,
+    "rate_limit_exceeded": e.RateLimitError,
+    "resource_exhausted": e.RateLimitError,
+    "insufficient_quota": e.QuotaExhaustedError,
+    "billing_error": e.QuotaExhaustedError,
+    "overloaded_error": e.OverloadedError,
+    "unavailable": e.OverloadedError,
+    "api_error": e.ServerError,
+    "server_error": e.ServerError,
+    "internal": e.ServerError,
+    "timeout_error": e.ServerError,
+    "context_length_exceeded": e.ContextLengthError,
+    "exceed_context_size_error": e.ContextLengthError,  # llama.cpp server
+    "invalid_request_error": e.InvalidRequestError,
+    "invalid_argument": e.InvalidRequestError,
+    "request_too_large": e.InvalidRequestError,
+    "failed_precondition": e.InvalidRequestError,
+}
+
+_STATUS: dict[int, type[e.ProviderError]] = {
+    400: e.InvalidRequestError,
+    401: e.AuthenticationError,
+    402: e.QuotaExhaustedError,
+    403: e.PermissionDeniedError,
+    404: e.ModelNotFoundError,
+    408: e.ServerError,
+    409: e.ServerError,
+    413: e.InvalidRequestError,
+    422: e.InvalidRequestError,
+    429: e.RateLimitError,
+    529: e.OverloadedError,
+}
+_GENERIC = (e.InvalidRequestError, e.ServerError)
+
+# Where providers put the id of a request: Anthropic ``request-id``; OpenAI, and the
+# OpenAI-compatible servers that send one (vLLM, proxies), ``x-request-id``.
+REQUEST_ID_HEADERS = ("request-id", "x-request-id")
+
+
+def request_id_of(headers: Mapping[str, str] | None) -> str | None:
+    """The request id in response headers (keys lower-case, or an httpx ``Headers``)."""
+    for name in REQUEST_ID_HEADERS if headers else ():
+        value = headers.get(name) if headers else None
+        if value:
+            return value
+    return None
+
+
+def _status_class(status: int | None) -> type[e.ProviderError] | None:
+    if status is None or status < 400:
+        return None
+    return _STATUS.get(status) or (e.ServerError if status >= 500 else e.InvalidRequestError)
+
+
+def classify(
+    provider: str,
+    *,
+    status: int | None,
+    message: str,
+    code: str | None = None,
+    retry_after: float | None = None,
+    raw: Any = None,
+    request_id: str | None = None,
+) -> e.ProviderError:
+    """One rule for every provider: the error type string first, then the status, then the
+    message text refines it (context length, content filter, quota, overloaded)."""
+    by_type = _TYPES.get((code or "").lower())
+    by_status = _status_class(status)
+    cls = by_type or by_status or e.ServerError
+    if by_type in _GENERIC and by_status is not None and by_status not in _GENERIC:
+        cls = by_status  # e.g. OpenAI's 403s say invalid_request_error, Ollama's 429s api_error
+    text = f"{code or ''} {message}"
+    if issubclass(cls, e.InvalidRequestError) and _CONTEXT.search(text):
+        cls = e.ContextLengthError
+    elif issubclass(cls, e.InvalidRequestError) and _FILTER.search(text):
+        cls = e.ContentFilteredError
+    elif cls in (e.RateLimitError, e.InvalidRequestError) and _QUOTA.search(text):
+        cls = e.QuotaExhaustedError
+    elif cls is e.ServerError and _OVERLOADED.search(text):
+        cls = e.OverloadedError
+    return cls(
+        message or f"HTTP {status}",
+        provider=provider,
+        status=status,
+        code=code,
+        retry_after=retry_after if cls is not e.QuotaExhaustedError else None,
+        raw=raw,
+        request_id=request_id,
+    )
+
+
+def error_from_body(
+    provider: str, status: int | None, body: Any, headers: Mapping[str, str] | None = None
+) -> e.ProviderError:
+    """Classify an error response body of any of the providers' shapes."""
+    message, code = _message_and_code(body)
+    retry_after = parse_retry_after((headers or {}).get("retry-after"))
+    return classify(
+        provider,
+        status=status,
+        message=message,
+        code=code,
+        retry_after=retry_after,
+        raw=body,
+        request_id=request_id_of(headers),
+    )
+
+
+def _message_and_code(body: Any) -> tuple[str, str | None]:
+    if isinstance(body, list) and body:  # Gemini streams errors as a one-element array
+        body = body[0]
+    if isinstance(body, (bytes, str)):
+        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+        try:
+            body = json.loads(text)
+        except ValueError:
+            return text.strip()[:2000], None
+    if not isinstance(body, dict):
+        return str(body)[:2000], None
+    err = body.get("error", body)
+    if not isinstance(err, dict):
+        return str(err), None
+    code = err.get("code") if isinstance(err.get("code"), str) else None
+    code = code or err.get("type") or err.get("status")
+    return str(err.get("message") or ""), code if isinstance(code, str) else None
+
+
+def map_exception(
+    provider: str, exc: BaseException, *, request_id: str | None = None
+) -> e.ProviderError:
+    """Map an SDK or httpx2 exception to taor's hierarchy (duck-typed: the Stainless SDKs
+    share their exception shapes, google-genai has its own). Every error leaves with the
+    provider's request id when there is one: from the response the exception carries, else
+    ``request_id`` (that of the response whose stream broke). A ``ProviderError`` is returned
+    as it is, its request id filled in when it had none."""
+    error = exc if isinstance(exc, e.ProviderError) else _mapped(provider, exc)
+    if error.request_id is None:
+        response = getattr(exc, "response", None)
+        headers = response.headers if isinstance(response, httpx2.Response) else None
+        error.request_id = request_id_of(headers) or request_id
+    return error
+
+
+def _mapped(provider: str, exc: BaseException) -> e.ProviderError:
+    response = getattr(exc, "response", None)
+    status = getattr(exc, "status_code", None) or getattr(exc, "code", None)
+    if isinstance(status, int) and status >= 400:
+        body = getattr(exc, "body", None) or getattr(exc, "details", None)
+        if body is None and isinstance(response, httpx2.Response):
+            body = _safe_text(response)
+        headers = response.headers if isinstance(response, httpx2.Response) else None
+        return error_from_body(provider, status, body or str(exc), headers)
+    name = type(exc).__name__
+    if isinstance(exc, httpx2.TimeoutException) or "Timeout" in name:
+        if isinstance(exc, httpx2.ConnectTimeout) or "Connect" in str(exc):
+            return e.NetworkError(f"connection timed out: {exc}", provider=provider)
+        return e.IdleTimeoutError(f"no data from the provider in time: {exc}", provider=provider)
+    if isinstance(exc, (httpx2.RemoteProtocolError, httpx2.ReadError)):
+        return e.StreamInterruptedError(f"the connection broke: {exc}", provider=provider)
+    if isinstance(exc, httpx2.TransportError) or "Connection" in name:
+        return e.NetworkError(f"cannot reach the provider: {exc}", provider=provider)
+    return e.ServerError(f"{name}: {exc}", provider=provider, retryable=False, raw=repr(exc))
+
+
+def _safe_text(response: httpx2.Response) -> str:
+    try:
+        return response.text
+    except httpx2.ResponseNotRead:
+        return ""
