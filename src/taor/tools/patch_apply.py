@@ -14,29 +14,11 @@ gets the preferred one. A byte-order mark is kept.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from taor.tools.patch_hints import mismatch_message, normalize_punctuation
 from taor.tools.patch_model import Hunk, Op, PatchError
-
-_PUNCTUATION = str.maketrans(
-    {
-        **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"),
-        **dict.fromkeys("\u2018\u2019\u201a\u201b", "'"),
-        **dict.fromkeys("\u201c\u201d\u201e\u201f", '"'),
-        **dict.fromkeys(
-            "\u00a0\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000", " "
-        ),
-        "\u2026": "...",
-    }
-)
-
-
-def normalize_punctuation(line: str) -> str:
-    """Trim `line` and map curly quotes, dashes, odd spaces and the ellipsis to ASCII."""
-    return line.strip().translate(_PUNCTUATION)
-
 
 PASSES: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("exact", str),
@@ -45,8 +27,6 @@ PASSES: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("after normalizing typographic punctuation", normalize_punctuation),
 )
 _Line = tuple[str, str | None]  # a line's text and its ending (None: the file's preferred one)
-_CLOSEST_BUDGET = 2_000_000  # line comparisons spent looking for the closest region
-_SIMILAR_BUDGET = 20_000  # the same, when no line is equal and similarity is scored
 
 
 class PatchApplyError(PatchError):
@@ -175,7 +155,7 @@ def _place(doc: _Doc, hunk: Hunk, start: int, label: str) -> _Replacement:
         old = old[:-1]
         match = seek(lines, old, start, at_end=hunk.end_of_file)
     if match is None:
-        raise PatchApplyError(_mismatch(lines, hunk, start, label))
+        raise PatchApplyError(mismatch_message(lines, hunk, start, label))
     return _Replacement(
         index=match.index,
         old_len=len(old),
@@ -215,47 +195,3 @@ def _replace(doc: _Doc, replacements: list[_Replacement]) -> list[_Line]:
         at = max(at, r.index + r.old_len)
     out.extend(lines[at:])
     return out
-
-
-def _mismatch(lines: list[str], hunk: Hunk, start: int, label: str) -> str:
-    where = "at the end of the file" if hunk.end_of_file else f"after line {start}" if start else ""
-    expected = "\n".join(f"  |{line}" for line in hunk.old_lines)
-    message = f"{label}: these lines were not found {where}".rstrip() + f":\n{expected}"
-    closest = _closest_region(lines, hunk.old_lines)
-    if closest is None:
-        return message + "\nNo similar region was found in the file."
-    shown = "\n".join(f"  {n + 1:>5}|{lines[n]}" for n in closest)
-    return f"{message}\nThe closest region of the file (its current text):\n{shown}"
-
-
-def _closest_region(lines: Sequence[str], pattern: Sequence[str]) -> range | None:
-    """The window most like the pattern: most equal lines (trimmed), else most similar ones."""
-    have = [normalize_punctuation(line) for line in lines]
-    want = [normalize_punctuation(line) for line in pattern]
-    cost = len(have) * len(want)
-    if cost <= _CLOSEST_BUDGET and (found := _best_window(have, want, _equal)):
-        return found
-    return _best_window(have, want, _similar) if cost <= _SIMILAR_BUDGET else None
-
-
-def _equal(a: str, b: str) -> float:
-    return 1.0 if a == b and b else 0.0
-
-
-def _similar(a: str, b: str) -> float:
-    if not (a and b):
-        return 0.0
-    ratio = difflib.SequenceMatcher(None, a, b).quick_ratio()
-    return ratio if ratio >= 0.75 else 0.0
-
-
-def _best_window(
-    have: list[str], want: list[str], score: Callable[[str, str], float]
-) -> range | None:
-    size = min(len(want), len(have))
-    best, best_score = 0, 0.0
-    for i in range(len(have) - size + 1):
-        total = sum(score(have[i + k], want[k]) for k in range(size))
-        if total > best_score:
-            best, best_score = i, total
-    return range(best, best + min(size, 20)) if best_score else None
