@@ -17,7 +17,7 @@ from taor.agent.session import Session
 from taor.env.memory import MemoryEnvironment
 from taor.llm import Model, ServerToolPart, connect
 from taor.testing import FakeProviderServer, Reply, ToolCall, text, web_search
-from taor.testing.script import server_tool_blocks
+from taor.testing.server_tools import server_tool_blocks
 
 WEB_SEARCH = {"type": "web_search_20250305", "name": "web_search", "max_uses": 2}
 CONFIG = SessionConfig(

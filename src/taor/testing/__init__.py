@@ -10,7 +10,6 @@ from taor.testing.script import (
     Fault,
     HttpError,
     Reply,
-    ServerToolRun,
     ToolCall,
     context_length,
     disconnect,
@@ -24,8 +23,8 @@ from taor.testing.script import (
     text,
     tool_calls,
     unauthorized,
-    web_search,
 )
+from taor.testing.server_tools import ServerToolRun, web_search
 
 __all__ = [
     "FakeProviderServer",

@@ -9,9 +9,7 @@ Every answer carries a request id in the header the provider uses (``request-id`
 ``x-request-id`` for OpenAI and Chat Completions; Gemini sends none), recorded as the request's
 ``request_id``.
 
-Usage is reported with a prefix-cache simulation: a request's cached tokens are the longest
-prefix (in bytes / 4) it shares with one of the recent earlier requests, counted in blocks of
-128 tokens once at least 1024 tokens match, as OpenAI and Anthropic document their caches.
+Usage is reported with a prefix-cache simulation (``taor.testing.prompt_cache``).
 """
 
 from __future__ import annotations
@@ -22,17 +20,16 @@ import socket
 import sys
 import threading
 import time
-import uuid
 from collections import deque
 from collections.abc import Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
-from taor.llm.response import Usage
+from taor.testing.prompt_cache import PrefixCache
 from taor.testing.recorded import RecordedRequest
-from taor.testing.script import Fault, HttpError, Reply, estimate_usage
-from taor.testing.wire import ReplyContext, WireFormat, all_wires
+from taor.testing.script import Fault, HttpError, Reply
+from taor.testing.wire import ReplyContext, WireFormat, all_wires, received_request
 
 
 class FakeProviderServer:
@@ -55,11 +52,11 @@ class FakeProviderServer:
         self._record = record
         self.wires = all_wires()
         self._lock = threading.Lock()
-        self._bodies: dict[str, deque[bytes]] = {}
+        self._cache = PrefixCache()
         self._counter = 0
         self.requests: list[RecordedRequest] = []
         self._closing = threading.Event()
-        self._httpd = _Server((host, port), _handler_class(self))
+        self._httpd = _Server((host, port), type("Handler", (_Handler,), {"fake": self}))
         self._thread: threading.Thread | None = None
 
     @property
@@ -114,8 +111,6 @@ class FakeProviderServer:
     async def __aexit__(self, *exc: object) -> None:
         self.stop()
 
-    # -- used by the handler ------------------------------------------------------------------
-
     def _next_step(self, request: RecordedRequest) -> Any:
         with self._lock:
             if self._record:
@@ -130,35 +125,6 @@ class FakeProviderServer:
             self._counter += 1
             return f"toolu_fake{self._counter:06d}"
 
-    def _usage(self, request: RecordedRequest, reply: Reply) -> Usage:
-        body = request.body
-        with self._lock:
-            recent = self._bodies.setdefault(request.wire, deque(maxlen=4))
-            shared = max((_common_prefix(body, old) for old in recent), default=0)
-            recent.append(body)
-        usage = estimate_usage(reply, len(body))
-        if reply.usage is not None:
-            return usage
-        tokens, cached = len(body) // 4, shared // 4
-        cached = cached - cached % 128 if cached >= 1024 else 0
-        return Usage(
-            input_tokens=tokens,
-            cache_read_tokens=min(cached, tokens),
-            output_tokens=usage.output_tokens,
-            reasoning_tokens=usage.reasoning_tokens,
-        )
-
-
-def _common_prefix(a: bytes, b: bytes) -> int:
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:  # binary search with C-speed slice comparisons
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
@@ -166,13 +132,6 @@ class _Server(ThreadingHTTPServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
         if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
             super().handle_error(request, client_address)  # a client hanging up is routine
-
-
-def _handler_class(server: FakeProviderServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(_Handler):
-        fake = server
-
-    return Handler
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -184,7 +143,7 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         return None
 
-    def do_GET(self) -> None:
+    def do_GET(self) -> None:  # a liveness probe
         self._answer_headers = {}
         self._send_json(200, {"ok": True})
 
@@ -199,21 +158,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         length = int(self.headers.get("content-length") or 0)
         body = self.rfile.read(length) if length else b""
-        try:
-            parsed = json.loads(body) if body else None
-        except ValueError:
-            parsed = None
-        request = RecordedRequest(
-            method="POST",
-            path=parts.path,
-            query=dict(parse_qsl(parts.query)),
-            headers={k.lower(): v for k, v in self.headers.items()},
-            body=body,
-            json=parsed,
-            wire=wire.name,
-            tool_results=tuple(wire.tool_results(parsed)) if parsed is not None else (),
-            request_id=f"req_fake{uuid.uuid4().hex[:24]}" if wire.request_id_header else None,
-        )
+        request = received_request(wire, self.path, self.headers.items(), body)
         if wire.request_id_header and request.request_id:
             self._answer_headers = {wire.request_id_header: request.request_id}
         step = self.fake._next_step(request)
@@ -254,7 +199,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._abort()
             return
         ctx = ReplyContext(
-            request=request, usage=self.fake._usage(request, reply), call_id=self.fake._call_id
+            request=request,
+            usage=self.fake._cache.usage(request, reply),
+            call_id=self.fake._call_id,
         )
         if not wire.is_stream(request):
             self._send_json(200, wire.body(reply, ctx))

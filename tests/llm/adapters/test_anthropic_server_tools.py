@@ -34,7 +34,7 @@ from taor.testing import (
     ToolCall,
     web_search,
 )
-from taor.testing.script import server_tool_blocks
+from taor.testing.server_tools import server_tool_blocks
 
 from .support import ONCE
 

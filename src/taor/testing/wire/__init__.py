@@ -7,14 +7,17 @@ tool results out of a request body (for scripts computed from what was sent).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import json
+import uuid
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import parse_qsl, urlsplit
 
 from taor.llm.response import Usage
+from taor.testing.recorded import RecordedRequest
 
 if TYPE_CHECKING:
-    from taor.testing.recorded import RecordedRequest
     from taor.testing.script import HttpError, Reply
 
 
@@ -80,3 +83,25 @@ def all_wires() -> tuple[WireFormat, ...]:
     from taor.testing.wire.openai import ResponsesWire
 
     return (AnthropicWire(), ResponsesWire(), ChatWire(), GeminiWire())
+
+
+def received_request(
+    wire: WireFormat, target: str, headers: Iterable[tuple[str, str]], body: bytes
+) -> RecordedRequest:
+    """A POST to ``target`` as ``wire`` reads it (with an id when the provider sends one)."""
+    parts = urlsplit(target)
+    try:
+        parsed = json.loads(body) if body else None
+    except ValueError:
+        parsed = None
+    return RecordedRequest(
+        method="POST",
+        path=parts.path,
+        query=dict(parse_qsl(parts.query)),
+        headers={k.lower(): v for k, v in headers},
+        body=body,
+        json=parsed,
+        wire=wire.name,
+        tool_results=tuple(wire.tool_results(parsed)) if parsed is not None else (),
+        request_id=f"req_fake{uuid.uuid4().hex[:24]}" if wire.request_id_header else None,
+    )

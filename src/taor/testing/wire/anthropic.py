@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from taor.llm.response import Usage
-from taor.testing.script import chunks, server_tool_blocks
+from taor.testing.script import chunks
+from taor.testing.server_tools import server_tool_blocks
 from taor.testing.wire import ReplyContext, sse
 
 if TYPE_CHECKING:

@@ -23,13 +23,13 @@ how many events came before). ``Reply(finish="error")`` ends with ``response.fai
 from __future__ import annotations
 
 import itertools
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from taor.testing.script import chunks
 from taor.testing.wire import ReplyContext, sse
+from taor.testing.wire.openai_response import response_object, usage_object
 
 if TYPE_CHECKING:
     from taor.testing.recorded import RecordedRequest
@@ -71,7 +71,7 @@ class ResponsesWire:
     def frames(self, reply: Reply, ctx: ReplyContext) -> Iterator[bytes]:
         seq: Seq = itertools.count().__next__
         rid = reply.id or _id("resp")
-        empty = _response(ctx, rid, output=[], status="in_progress", usage=None)
+        empty = response_object(ctx, rid, output=[], status="in_progress", usage=None)
         yield _frame(seq, "response.created", response=empty)
         yield _frame(seq, "response.in_progress", response=empty)
         items = _items(reply, ctx)
@@ -227,7 +227,7 @@ def _final(
 ) -> dict[str, Any]:
     kind = reply.finish_kind
     status = "failed" if kind == "error" else "incomplete" if kind in _INCOMPLETE else "completed"
-    response = _response(ctx, rid, output=items, status=status, usage=_usage(ctx))
+    response = response_object(ctx, rid, output=items, status=status, usage=usage_object(ctx))
     if kind in _INCOMPLETE:
         response["incomplete_details"] = {"reason": _INCOMPLETE[kind]}
     if kind == "error":
@@ -241,61 +241,3 @@ def _final_event(status: str) -> str:
     return {"failed": "response.failed", "incomplete": "response.incomplete"}.get(
         status, "response.completed"
     )
-
-
-def _usage(ctx: ReplyContext) -> dict[str, Any]:
-    u = ctx.usage
-    return {
-        "input_tokens": u.input_tokens,
-        "input_tokens_details": {
-            "cache_write_tokens": u.cache_write_tokens,
-            "cached_tokens": u.cache_read_tokens,
-        },
-        "output_tokens": u.output_tokens,
-        "output_tokens_details": {"reasoning_tokens": u.reasoning_tokens},
-        "total_tokens": u.input_tokens + u.output_tokens,
-    }
-
-
-def _response(
-    ctx: ReplyContext,
-    rid: str,
-    *,
-    output: list[dict[str, Any]],
-    status: str,
-    usage: dict[str, Any] | None,
-) -> dict[str, Any]:
-    """The response object as the API returns it, echoing what the request set."""
-    body = ctx.request.json if isinstance(ctx.request.json, dict) else {}
-    reasoning = {"effort": None, "summary": None, **(body.get("reasoning") or {})}
-    return {
-        "id": rid,
-        "object": "response",
-        "created_at": int(time.time()),
-        "status": status,
-        "background": False,
-        "error": None,
-        "incomplete_details": None,
-        "instructions": body.get("instructions"),
-        "max_output_tokens": body.get("max_output_tokens"),
-        "max_tool_calls": None,
-        "model": ctx.model,
-        "output": output,
-        "parallel_tool_calls": body.get("parallel_tool_calls", True),
-        "previous_response_id": None,
-        "prompt_cache_key": body.get("prompt_cache_key"),
-        "reasoning": reasoning,
-        "safety_identifier": None,
-        "service_tier": "default",
-        "store": body.get("store", True),
-        "temperature": body.get("temperature", 1.0),
-        "text": {"format": {"type": "text"}, "verbosity": "medium"},
-        "tool_choice": body.get("tool_choice", "auto"),
-        "tools": body.get("tools", []),
-        "top_logprobs": 0,
-        "top_p": 1.0,
-        "truncation": "disabled",
-        "usage": usage,
-        "user": None,
-        "metadata": body.get("metadata") or {},
-    }
