@@ -120,10 +120,3 @@ def test_taor_tools_is_enough_to_write_a_tool() -> None:
     registry = taor.tools.ToolRegistry([shout])
     assert isinstance(shout, taor.tools.Tool) and registry.get("shout") is shout
     assert taor.tools.ToolOutput.of("x").text == "x"
-
-
-def test_cli_prints_version() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "taor.cli"], capture_output=True, text=True, check=True
-    )
-    assert out.stdout.strip() == f"taor {taor.__version__}"

@@ -1,0 +1,27 @@
+"""The ``taor`` command: ``taor -p "task"`` runs one input headless in the current directory.
+
+The command is a thin front end over ``taor.agent.Session``: ``args`` reads the flags,
+``setup`` turns them into a session, ``render`` prints its events, ``headless`` runs one input
+and maps how it ended to an exit code. ``--version`` and ``--help`` import nothing else, so
+they answer at once.
+
+Exit codes: 0 done, 1 error (provider, internal), 2 usage or configuration error, 3 a limit
+stopped the run, 4 a permission request was denied because no one could answer it, 130
+interrupted (SIGINT or SIGTERM; the session is closed properly).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from taor._version import __version__
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["--version"] or args == ["-V"]:
+        print(f"taor {__version__}")
+        return 0
+    from taor.cli.headless import run_command
+
+    return run_command(args)

@@ -1,0 +1,3 @@
+from taor.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,74 @@
+"""The flags of ``taor``, with argparse (stdlib: no import cost, and its usage errors are the
+one-line kind users expect). A usage error exits 2 with one line on stderr."""
+
+from __future__ import annotations
+
+import argparse
+
+from taor._version import __version__
+from taor.errors import ConfigurationError
+
+EXIT_CODES = """exit codes:
+  0    done
+  1    error (provider, internal)
+  2    usage or configuration error
+  3    a limit stopped the run (--max-turns, --max-budget-usd, --max-wall)
+  4    a permission request was denied because no one could answer it
+  130  interrupted (SIGINT or SIGTERM)"""
+
+
+class UsageError(ConfigurationError):
+    """A flag the command cannot take; the message says which and why."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="taor",
+        description="Think, act, observe, repeat: a coding agent in the current directory.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("prompt", nargs="?", help="the task (interactive mode; not built yet)")
+    p.add_argument(
+        "-p",
+        "--print",
+        dest="headless",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="PROMPT",
+        help="run PROMPT (or stdin) headless and exit",
+    )
+    p.add_argument("--model", help="provider:model, e.g. anthropic:claude-sonnet-4-5")
+    p.add_argument("--base-url", help="the provider's base URL (a local OpenAI-compatible server)")
+    p.add_argument("--effort", choices=["minimal", "low", "medium", "high"])
+    p.add_argument("--permission-mode", choices=["default", "accept_edits", "plan", "bypass"])
+    p.add_argument("--allow", action="append", default=[], metavar="RULE")
+    p.add_argument("--deny", action="append", default=[], metavar="RULE")
+    p.add_argument("--max-turns", type=int, metavar="N", help="model calls at most")
+    p.add_argument("--max-budget-usd", type=float, metavar="USD")
+    p.add_argument("--max-wall", type=float, metavar="SECONDS")
+    p.add_argument("--cwd", help="the workspace (default: the current directory)")
+    p.add_argument("--sandbox", action="store_true", help="run commands under bubblewrap")
+    p.add_argument("--output-format", choices=["text", "json", "stream-json"], default="text")
+    p.add_argument("--append-system-prompt", metavar="TEXT")
+    p.add_argument("--system-prompt-file", metavar="FILE")
+    verbosity = p.add_mutually_exclusive_group()
+    verbosity.add_argument("--verbose", action="store_true")
+    verbosity.add_argument("--quiet", action="store_true")
+    p.add_argument("--version", action="version", version=f"taor {__version__}")
+    return p
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    args = parser().parse_args(argv)
+    for name in ("max_turns", "max_budget_usd", "max_wall"):
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be positive, not {value:g}")
+    return args

@@ -1,0 +1,70 @@
+"""What a headless run prints. ``text``: the final answer on stdout, progress (a line per tool
+call, retries, warnings, errors) on stderr when stderr is a terminal or ``--verbose``;
+``json``: one final object; ``stream-json``: every event as a JSON line (the library's codec),
+then the final object as the last line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import IO, Any
+
+from taor.agent.events import (
+    ErrorEvent,
+    Event,
+    Retry,
+    ToolCallEnd,
+    ToolCallStart,
+    WarningEvent,
+)
+from taor.agent.record.codec import to_json
+
+
+class Renderer:
+    def __init__(self, output_format: str, *, progress: bool, out: IO[str], err: IO[str]):
+        self.format, self.progress, self.out, self.err = output_format, progress, out, err
+
+    def event(self, event: Event) -> None:
+        if self.format == "stream-json":
+            self._line(to_json(event))
+        elif self.format == "text" and self.progress:
+            line = progress_line(event)
+            if line:
+                print(line, file=self.err, flush=True)
+
+    def final(self, summary: dict[str, Any]) -> None:
+        if self.format == "text":
+            text = summary["result"]
+            if text:
+                print(text, file=self.out, flush=True)
+        else:
+            self._line({"type": "result", **summary})
+
+    def problem(self, message: str) -> None:
+        """A usage, configuration or provider problem: one line on stderr."""
+        print(f"taor: {message}", file=self.err, flush=True)
+
+    def _line(self, data: dict[str, Any]) -> None:
+        self.out.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self.out.flush()
+
+
+def progress_line(event: Event) -> str | None:
+    if event.agent_id:
+        return None
+    if isinstance(event, ToolCallStart):
+        return f"- {event.summary or event.name}"
+    if isinstance(event, ToolCallEnd) and event.is_error:
+        first = event.output.strip().splitlines()[0] if event.output.strip() else "failed"
+        return f"  ! {event.name}: {first[:200]}"
+    if isinstance(event, Retry):
+        return f"  retrying in {event.delay:.1f} s ({event.error_type})"
+    if isinstance(event, WarningEvent):
+        return f"warning: {event.message}"
+    if isinstance(event, ErrorEvent):
+        return f"error: {event.message}"
+    return None
+
+
+def stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()

@@ -1,0 +1,163 @@
+"""``taor -p`` as a person or CI runs it: the installed ``taor`` command in a real process,
+against the fake provider server on 127.0.0.1, in a scratch workspace."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from taor import __version__
+from taor.testing import FakeProviderServer, Reply, text, tool_calls
+
+TAOR = str(Path(sys.executable).parent / "taor")
+KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+
+@pytest.fixture
+def server() -> Iterator[FakeProviderServer]:
+    with FakeProviderServer(default=Reply(text="(the script is over)")) as fake:
+        yield fake
+
+
+def taor(
+    *args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if k not in KEYS}
+    return subprocess.run(
+        [TAOR, *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**clean, **(env or {})},
+    )
+
+
+def local(server: FakeProviderServer) -> list[str]:
+    return ["--model", "openai-compat:local", "--base-url", server.base_url("openai-compat")]
+
+
+def test_version_and_help(tmp_path: Path) -> None:
+    assert taor("--version", cwd=tmp_path).stdout.strip() == f"taor {__version__}"
+    helped = taor("--help", cwd=tmp_path)
+    assert helped.returncode == 0 and "-p" in helped.stdout and "130" in helped.stdout
+
+
+def test_a_task_runs_in_the_current_directory_and_the_answer_is_on_stdout(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    server.push(tool_calls(("shell", {"command": "echo hello > out.txt"})), text("Wrote out.txt."))
+    done = taor("-p", "write hello", *local(server), "--permission-mode", "bypass", cwd=tmp_path)
+    assert (done.returncode, done.stdout) == (0, "Wrote out.txt.\n")
+    assert (tmp_path / "out.txt").read_text() == "hello\n"
+    assert done.stderr == ""  # progress goes to stderr only on a terminal or with --verbose
+
+
+def test_the_prompt_can_come_on_stdin_and_progress_with_verbose(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    server.push(tool_calls(("list_dir", {"path": "."})), text("Nothing here."))
+    done = taor("-p", *local(server), "--verbose", cwd=tmp_path, stdin="what is here?")
+    assert (done.returncode, done.stdout) == (0, "Nothing here.\n")
+    assert "list_dir" in done.stderr
+    assert server.requests[0].json["messages"][-1]["content"] == "what is here?"
+
+
+def test_json_is_one_final_object(tmp_path: Path, server: FakeProviderServer) -> None:
+    server.push(text("All good."))
+    done = taor("-p", "check", *local(server), "--output-format", "json", cwd=tmp_path)
+    (line,) = done.stdout.splitlines()
+    final = json.loads(line)
+    assert final["type"] == "result" and final["result"] == "All good."
+    assert final["stop_reason"] == "completed" and final["model_calls"] == 1
+    assert final["session_id"] and final["usage"]["output_tokens"] > 0
+
+
+def test_stream_json_is_every_event_then_the_result(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    server.push(tool_calls(("list_dir", {"path": "."})), text("Empty."))
+    done = taor("-p", "look", *local(server), "--output-format", "stream-json", cwd=tmp_path)
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [line.get("kind") for line in lines[:-1]]
+    assert kinds[0] == "session_start" and "tool_call_end" in kinds
+    assert kinds[-1] == "processing_end"
+    assert lines[-1]["type"] == "result" and lines[-1]["result"] == "Empty."
+
+
+def test_a_denied_call_in_headless_mode_exits_4(tmp_path: Path, server: FakeProviderServer) -> None:
+    server.push(tool_calls(("shell", {"command": "touch made"})), text("Could not run it."))
+    done = taor("-p", "make a file", *local(server), cwd=tmp_path)
+    assert done.returncode == 4
+    assert not (tmp_path / "made").exists()
+
+
+def test_a_limit_exits_3(tmp_path: Path, server: FakeProviderServer) -> None:
+    server.push(tool_calls(("list_dir", {"path": "."})), text("Summary so far."))
+    done = taor("-p", "explore", *local(server), "--max-turns", "1", cwd=tmp_path)
+    assert done.returncode == 3
+
+
+def test_a_provider_error_exits_1_without_a_traceback(tmp_path: Path) -> None:
+    done = taor(
+        "-p", "hi", "--model", "openai-compat:x", "--base-url", "http://127.0.0.1:9/v1",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["-p", "x", "--output-format", "yaml"], "invalid choice"),
+        (["-p", "x", "--max-turns", "0"], "must be positive"),
+        (["-p", "x", "--no-such-flag"], "unrecognized arguments"),
+        (["-p", "x", "--verbose", "--quiet"], "not allowed with"),
+        (["do it"], "interactive mode is not built yet"),
+        (["-p", "   "], "no prompt"),
+    ],
+)
+def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path, args: list[str], says: str) -> None:
+    done = taor(*args, cwd=tmp_path, stdin="")
+    assert done.returncode == 2
+    assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_no_key_says_where_it_looked_and_how_to_use_a_local_server(tmp_path: Path) -> None:
+    done = taor("-p", "hi", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "ANTHROPIC_API_KEY" in done.stderr and "--base-url" in done.stderr
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_interrupts_the_run_and_exits_130(
+    tmp_path: Path, server: FakeProviderServer, sig: signal.Signals
+) -> None:
+    server.push(tool_calls(("shell", {"command": "sleep 60; touch late", "timeout": 120})))
+    args = ["-p", "wait", *local(server), "--permission-mode", "bypass"]
+    proc = subprocess.Popen(
+        [TAOR, *args, "--output-format", "stream-json"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k not in KEYS},
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:  # wait until the command runs
+        if json.loads(line).get("kind") == "tool_call_start":
+            break
+    proc.send_signal(sig)
+    rest, errors = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in errors
+    kinds = [json.loads(line).get("kind") for line in rest.splitlines()]
+    assert "interrupted" in kinds and kinds[-2] == "processing_end"
+    assert not (tmp_path / "late").exists()
