@@ -30,6 +30,7 @@ def taor(
     *args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if k not in KEYS}
+    clean["XDG_DATA_HOME"] = str(data_home(cwd))
     return subprocess.run(
         [TAOR, *args],
         cwd=cwd,
@@ -39,6 +40,11 @@ def taor(
         timeout=120,
         env={**clean, **(env or {})},
     )
+
+
+def data_home(cwd: Path) -> Path:
+    """Where the runs in ``cwd`` keep their sessions (outside the workspace)."""
+    return cwd.parent / f"{cwd.name}-data"
 
 
 def local(server: FakeProviderServer) -> list[str]:
@@ -149,14 +155,17 @@ def test_a_signal_interrupts_the_run_and_exits_130(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={k: v for k, v in os.environ.items() if k not in KEYS},
+        env={
+            **{k: v for k, v in os.environ.items() if k not in KEYS},
+            "XDG_DATA_HOME": str(data_home(tmp_path)),
+        },
     )
     assert proc.stdout is not None
     for line in proc.stdout:  # wait until the command runs
         if json.loads(line).get("kind") == "tool_call_start":
             break
     proc.send_signal(sig)
-    rest, errors = proc.communicate(timeout=60)
+    rest, errors = proc.communicate(timeout=60)  # closes the pipes
     assert proc.returncode == 130 and "Traceback" not in errors
     kinds = [json.loads(line).get("kind") for line in rest.splitlines()]
     assert "interrupted" in kinds and kinds[-2] == "processing_end"

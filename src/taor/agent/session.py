@@ -125,15 +125,21 @@ class Session(SessionControl):
         model: Model | str,
         *,
         session_id: str | None = None,
+        history: Iterable[Turn] = (),
         **options: Unpack[SessionOptions],
     ) -> Session:
-        """A new session whose transcript is written to a new JSONL file at ``path``
-        (``options``: the keyword arguments of ``Session`` other than the history)."""
-        session = cls(model, session_id=session_id, **options)
+        """A new session whose transcript is written to a new JSONL file at ``path``, starting
+        from ``history`` (a fork: those turns are written first); ``options``: the keyword
+        arguments of ``Session``."""
+        history = tuple(history)
+        session = cls(model, session_id=session_id, history=history, **options)
         rt = session._rt
-        rt.store = create_store(
+        store = create_store(
             path, session_id=session.id, provider=rt.model.provider, model=rt.model.model_id
         )
+        for turn in history:
+            store.append_sync(turn)
+        rt.store = store
         return session
 
     @classmethod

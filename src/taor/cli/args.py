@@ -55,6 +55,19 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-wall", type=float, metavar="SECONDS")
     p.add_argument("--cwd", help="the workspace (default: the current directory)")
     p.add_argument("--sandbox", action="store_true", help="run commands under bubblewrap")
+    resume = p.add_mutually_exclusive_group()
+    resume.add_argument(
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="continue this project's newest session",
+    )
+    resume.add_argument("--resume", metavar="ID", help="continue the session ID (a prefix will do)")
+    p.add_argument(
+        "--fork",
+        action="store_true",
+        help="with --continue or --resume: a new session from a copy of that one",
+    )
     p.add_argument("--output-format", choices=["text", "json", "stream-json"], default="text")
     p.add_argument("--append-system-prompt", metavar="TEXT")
     p.add_argument("--system-prompt-file", metavar="FILE")
@@ -67,6 +80,8 @@ def parser() -> argparse.ArgumentParser:
 
 def parse(argv: list[str]) -> argparse.Namespace:
     args = parser().parse_args(argv)
+    if args.fork and not (args.continue_ or args.resume):
+        raise UsageError("--fork needs --continue or --resume (the session to copy)")
     for name in ("max_turns", "max_budget_usd", "max_wall"):
         value = getattr(args, name)
         if value is not None and value <= 0:

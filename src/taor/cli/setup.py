@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
 from taor.agent.config import Limits, PermissionConfig, SessionConfig
-from taor.agent.session import Session
+from taor.agent.record.store import load
+from taor.agent.record.transcript import problems, repair
+from taor.agent.record.turns import Turn
+from taor.agent.session import Session, SessionOptions
+from taor.cli import sessions
 from taor.env.base import Environment
 from taor.errors import ConfigurationError
 from taor.llm.connect import PROVIDERS, connect
@@ -86,7 +91,24 @@ def config_from(args: argparse.Namespace) -> SessionConfig:
 
 
 def session_from(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[Session, Model]:
-    """The run's session and its model (which the caller closes after the session)."""
+    """The run's session, recorded on disk (new, continued or forked), and its model (which
+    the caller closes after the session)."""
+    environment = environment_from(args)
+    folder = sessions.sessions_dir(Path(environment.working_directory()))
+    earlier = None
+    if args.continue_ or args.resume:
+        earlier = sessions.newest(folder) if args.continue_ else sessions.by_id(folder, args.resume)
     model = model_from(args, env)
-    session = Session(model, environment=environment_from(args), config=config_from(args))
-    return session, model
+    options: SessionOptions = {"environment": environment, "config": config_from(args)}
+    if earlier is not None and not args.fork:
+        return Session.resume(earlier, model, **options), model
+    session_id = uuid.uuid4().hex
+    history = _history(earlier) if earlier is not None else ()
+    path = sessions.new_path(folder, session_id)
+    return Session.recorded(path, model, session_id=session_id, history=history, **options), model
+
+
+def _history(path: Path) -> list[Turn]:
+    """The turns of a session to fork, with any call a crash left unanswered answered."""
+    turns = list(load(path).turns)
+    return repair(turns, "interrupted") if problems(turns) else turns

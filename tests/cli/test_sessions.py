@@ -1,0 +1,104 @@
+"""Every ``taor -p`` run is a recorded session of its project; ``--continue``, ``--resume`` and
+``--fork`` pick it up, through the real command against the fake server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from taor.agent.record.store import load
+from taor.agent.record.transcript import problems
+from taor.testing import FakeProviderServer, text, tool_calls
+
+from .test_headless import KEYS, TAOR, data_home, local, server, taor
+
+__all__ = ["server"]  # the fixture, shared
+
+
+def transcripts(cwd: Path) -> list[Path]:
+    return sorted((data_home(cwd) / "taor" / "sessions").glob("*/*.jsonl"))
+
+
+def run_json(cwd: Path, fake: FakeProviderServer, *args: str) -> dict:
+    done = taor("-p", *args, *local(fake), "--output-format", "json", cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def first_user_texts(fake: FakeProviderServer) -> list[str]:
+    return [m["content"] for m in fake.requests[-1].json["messages"] if m["role"] == "user"]
+
+
+def test_a_run_is_recorded_and_continue_picks_it_up(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    server.push(text("The answer is 42."), text("You asked about 42."))
+    first = run_json(tmp_path, server, "what is the answer?")
+    (path,) = transcripts(tmp_path)
+    assert path.stem.endswith(first["session_id"])
+    second = run_json(tmp_path, server, "what did I ask?", "--continue")
+    assert second["session_id"] == first["session_id"] and len(transcripts(tmp_path)) == 1
+    assert first_user_texts(server) == ["what is the answer?", "what did I ask?"]
+    assert problems(list(load(path).turns)) == []
+
+
+def test_resume_by_id_prefix_and_fork_leaves_the_original_alone(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    server.push(text("one"), text("two"), text("forked"))
+    first = run_json(tmp_path, server, "first")
+    run_json(tmp_path, server, "second")  # the newest now
+    resumed = run_json(tmp_path, server, "back to the first", "--resume", first["session_id"][:8])
+    assert resumed["session_id"] == first["session_id"]
+    before = {p: p.read_bytes() for p in transcripts(tmp_path)}
+    server.push(text("a copy"))
+    fork = run_json(tmp_path, server, "on a copy", "--continue", "--fork")
+    assert fork["session_id"] not in (first["session_id"],)
+    assert len(transcripts(tmp_path)) == 3
+    assert all(p.read_bytes() == data for p, data in before.items())  # the originals unchanged
+
+
+def test_resume_errors_are_usage_errors(tmp_path: Path, server: FakeProviderServer) -> None:
+    nothing = taor("-p", "x", *local(server), "--continue", cwd=tmp_path)
+    assert nothing.returncode == 2 and "no session of this project" in nothing.stderr
+    unknown = taor("-p", "x", *local(server), "--resume", "feedbeef", cwd=tmp_path)
+    assert unknown.returncode == 2 and "feedbeef" in unknown.stderr
+    fork_alone = taor("-p", "x", *local(server), "--fork", cwd=tmp_path)
+    assert fork_alone.returncode == 2 and "--fork needs" in fork_alone.stderr
+
+
+def test_a_run_killed_mid_command_continues_without_running_it_again(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    server.push(tool_calls(("shell", {"command": "echo ran >> log.txt; sleep 60", "timeout": 120})))
+    proc = subprocess.Popen(
+        [TAOR, "-p", "log it", *local(server), "--permission-mode", "bypass",
+         "--output-format", "stream-json"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**{k: v for k, v in os.environ.items() if k not in KEYS},
+             "XDG_DATA_HOME": str(data_home(tmp_path))},
+    )  # fmt: skip
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if json.loads(line).get("kind") == "tool_call_start":
+            break
+    log = tmp_path / "log.txt"
+    for _ in range(200):  # the command has started when its line is there
+        if log.exists():
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    proc.stdout.close()
+    server.push(text("It may have run; the log says so."))
+    after = run_json(tmp_path, server, "go on", "--continue")
+    assert after["stop_reason"] == "completed"
+    assert log.read_text() == "ran\n"  # once: never run again
+    tool_messages = [m for m in server.requests[-1].json["messages"] if m["role"] == "tool"]
+    assert len(tool_messages) == 1 and "nterrupted" in tool_messages[0]["content"]
