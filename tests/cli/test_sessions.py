@@ -102,3 +102,30 @@ def test_a_run_killed_mid_command_continues_without_running_it_again(
     assert log.read_text() == "ran\n"  # once: never run again
     tool_messages = [m for m in server.requests[-1].json["messages"] if m["role"] == "tool"]
     assert len(tool_messages) == 1 and "nterrupted" in tool_messages[0]["content"]
+
+
+def test_a_second_process_on_the_same_session_gets_a_clear_error(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    server.push(tool_calls(("shell", {"command": "sleep 60", "timeout": 120})))
+    proc = subprocess.Popen(
+        [TAOR, "-p", "wait", *local(server), "--permission-mode", "bypass",
+         "--output-format", "stream-json"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**{k: v for k, v in os.environ.items() if k not in KEYS},
+             "XDG_DATA_HOME": str(data_home(tmp_path))},
+    )  # fmt: skip
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if json.loads(line).get("kind") == "tool_call_start":
+            break
+    second = taor("-p", "me too", *local(server), "--continue", cwd=tmp_path)
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=60)
+    assert second.returncode == 1 and "Traceback" not in second.stderr
+    assert "in use by another session" in second.stderr
+    assert proc.returncode == 130
+    (path,) = transcripts(tmp_path)
+    assert problems(list(load(path).turns)) == []
