@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 
-from taor.agent.loop.idle import watched
+from taor.agent.loop.idle import watched_stream
 from taor.llm.events import StreamEvent, UsageUpdate
 from taor.llm.model import Model, Timeouts
 from taor.llm.response import Usage
@@ -38,9 +38,9 @@ class MeteredModel:
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         usage: Usage | None = None
         self.calls += 1
-        idle, first = self.timeouts.idle, self.timeouts.idle + self.timeouts.connect
-        async with aclosing(self.inner.stream(request)) as stream:  # type: ignore[type-var]
-            async for event in watched(stream, idle=idle, first=first, provider=self.provider):
+        events = watched_stream(self.inner, request, self.timeouts)
+        async with aclosing(events):  # type: ignore[type-var]
+            async for event in events:
                 if type(event) is UsageUpdate:
                     usage = event.usage
                 yield event

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 
 from taor.errors import IdleTimeoutError
 from taor.llm.events import StreamEvent
+from taor.llm.model import Model, Timeouts
+from taor.llm.types import Request
 
 
 async def watched(
@@ -32,3 +35,16 @@ async def watched(
             ) from None
         wait = idle
         yield event
+
+
+async def watched_stream(
+    model: Model, request: Request, timeouts: Timeouts
+) -> AsyncIterator[StreamEvent]:
+    """``model.stream(request)`` under the watchdog (``first``: idle plus connect), closed
+    however the consumer stops."""
+    async with aclosing(model.stream(request)) as stream:  # type: ignore[type-var]
+        first = timeouts.idle + timeouts.connect
+        async for event in watched(
+            stream, idle=timeouts.idle, first=first, provider=model.provider
+        ):
+            yield event

@@ -37,7 +37,7 @@ from taor.agent.events import (
     UsageEvent,
 )
 from taor.agent.loop.call_ids import unique_calls
-from taor.agent.loop.idle import watched
+from taor.agent.loop.idle import watched_stream
 from taor.agent.record.turns import AssistantTurn
 from taor.agent.runtime import Runtime
 from taor.errors import ContextLengthError
@@ -100,7 +100,7 @@ async def stream_response(rt: Runtime, request: Request, out: Streamed) -> Async
 
     def attempt() -> AsyncIterator[llm.StreamEvent]:
         rt.model_calls += 1
-        return _watched(rt, request)
+        return watched_stream(rt.model, request, rt.config.timeouts)
 
     out.assembler = assembler = Assembler(rt.model.provider)
     shown = False  # text of this attempt reached the host
@@ -152,18 +152,6 @@ def _retry_event(info: RetryInfo, *, discarded_text: bool) -> Retry:
         error_type=type(info.error).__name__,
         discarded_text=discarded_text,
     )
-
-
-async def _watched(rt: Runtime, request: Request) -> AsyncIterator[llm.StreamEvent]:
-    timeouts = rt.config.timeouts
-    async with aclosing(rt.model.stream(request)) as stream:  # type: ignore[type-var]
-        async for event in watched(
-            stream,
-            idle=timeouts.idle,
-            first=timeouts.idle + timeouts.connect,
-            provider=rt.model.provider,
-        ):
-            yield event
 
 
 async def record_response(rt: Runtime, response: Response) -> list[Event]:
