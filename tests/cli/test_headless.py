@@ -4,51 +4,15 @@ against the fake provider server on 127.0.0.1, in a scratch workspace."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from taor import __version__
-from taor.testing import FakeProviderServer, Reply, text, tool_calls
+from taor.testing import FakeProviderServer, text, tool_calls
 
-TAOR = str(Path(sys.executable).parent / "taor")
-KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
-
-
-@pytest.fixture
-def server() -> Iterator[FakeProviderServer]:
-    with FakeProviderServer(default=Reply(text="(the script is over)")) as fake:
-        yield fake
-
-
-def taor(
-    *args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in KEYS}
-    clean["XDG_DATA_HOME"] = str(data_home(cwd))
-    return subprocess.run(
-        [TAOR, *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**clean, **(env or {})},
-    )
-
-
-def data_home(cwd: Path) -> Path:
-    """Where the runs in ``cwd`` keep their sessions (outside the workspace)."""
-    return cwd.parent / f"{cwd.name}-data"
-
-
-def local(server: FakeProviderServer) -> list[str]:
-    return ["--model", "openai-compat:local", "--base-url", server.base_url("openai-compat")]
+from .support import local, running_a_tool, taor
 
 
 def test_version_and_help(tmp_path: Path) -> None:
@@ -149,21 +113,7 @@ def test_a_signal_interrupts_the_run_and_exits_130(
 ) -> None:
     server.push(tool_calls(("shell", {"command": "sleep 60; touch late", "timeout": 120})))
     args = ["-p", "wait", *local(server), "--permission-mode", "bypass"]
-    proc = subprocess.Popen(
-        [TAOR, *args, "--output-format", "stream-json"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={
-            **{k: v for k, v in os.environ.items() if k not in KEYS},
-            "XDG_DATA_HOME": str(data_home(tmp_path)),
-        },
-    )
-    assert proc.stdout is not None
-    for line in proc.stdout:  # wait until the command runs
-        if json.loads(line).get("kind") == "tool_call_start":
-            break
+    proc = running_a_tool(*args, cwd=tmp_path)
     proc.send_signal(sig)
     rest, errors = proc.communicate(timeout=60)  # closes the pipes
     assert proc.returncode == 130 and "Traceback" not in errors

@@ -4,9 +4,7 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
 import time
 from pathlib import Path
 
@@ -14,9 +12,7 @@ from taor.agent.record.store import load
 from taor.agent.record.transcript import problems
 from taor.testing import FakeProviderServer, text, tool_calls
 
-from .test_headless import KEYS, TAOR, data_home, local, server, taor
-
-__all__ = ["server"]  # the fixture, shared
+from .support import data_home, local, running_a_tool, taor
 
 
 def transcripts(cwd: Path) -> list[Path]:
@@ -75,27 +71,15 @@ def test_a_run_killed_mid_command_continues_without_running_it_again(
     tmp_path: Path, server: FakeProviderServer
 ) -> None:
     server.push(tool_calls(("shell", {"command": "echo ran >> log.txt; sleep 60", "timeout": 120})))
-    proc = subprocess.Popen(
-        [TAOR, "-p", "log it", *local(server), "--permission-mode", "bypass",
-         "--output-format", "stream-json"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**{k: v for k, v in os.environ.items() if k not in KEYS},
-             "XDG_DATA_HOME": str(data_home(tmp_path))},
-    )  # fmt: skip
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if json.loads(line).get("kind") == "tool_call_start":
-            break
+    args = ["-p", "log it", *local(server), "--permission-mode", "bypass"]
+    proc = running_a_tool(*args, cwd=tmp_path)
     log = tmp_path / "log.txt"
     for _ in range(200):  # the command has started when its line is there
         if log.exists():
             break
         time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
-    proc.stdout.close()
+    proc.communicate(timeout=30)  # closes the pipes
     server.push(text("It may have run; the log says so."))
     after = run_json(tmp_path, server, "go on", "--continue")
     assert after["stop_reason"] == "completed"
@@ -108,19 +92,7 @@ def test_a_second_process_on_the_same_session_gets_a_clear_error(
     tmp_path: Path, server: FakeProviderServer
 ) -> None:
     server.push(tool_calls(("shell", {"command": "sleep 60", "timeout": 120})))
-    proc = subprocess.Popen(
-        [TAOR, "-p", "wait", *local(server), "--permission-mode", "bypass",
-         "--output-format", "stream-json"],
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**{k: v for k, v in os.environ.items() if k not in KEYS},
-             "XDG_DATA_HOME": str(data_home(tmp_path))},
-    )  # fmt: skip
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if json.loads(line).get("kind") == "tool_call_start":
-            break
+    proc = running_a_tool("-p", "wait", *local(server), "--permission-mode", "bypass", cwd=tmp_path)
     second = taor("-p", "me too", *local(server), "--continue", cwd=tmp_path)
     proc.send_signal(signal.SIGTERM)
     proc.communicate(timeout=60)

@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import time
+from argparse import Namespace
 from typing import TYPE_CHECKING, Any
 
 from taor.cli.args import UsageError, parse
@@ -14,6 +15,9 @@ from taor.errors import ConfigurationError, TaorError
 
 if TYPE_CHECKING:
     from taor.agent.events import Event
+    from taor.agent.result import RunResult
+    from taor.agent.session import Session
+    from taor.cli.render import Renderer
 
 EXIT_DONE, EXIT_ERROR, EXIT_USAGE, EXIT_LIMIT, EXIT_DENIED, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 
@@ -49,7 +53,7 @@ def run_command(argv: list[str]) -> int:
         return EXIT_ERROR
 
 
-async def _run(args: Any, prompt: str, render: Any) -> int:
+async def _run(args: Namespace, prompt: str, render: Renderer) -> int:
     from taor.agent.result import ResultBuilder
     from taor.cli.setup import session_from
 
@@ -70,10 +74,10 @@ async def _run(args: Any, prompt: str, render: Any) -> int:
     render.final(_summary(session.id, result, time.monotonic() - started))
     if interrupted.is_set():
         return EXIT_INTERRUPTED
-    return _exit_code(result.stop_reason, result.error, denied)
+    return _exit_code(result.stop_reason, denied)
 
 
-def _on_signals(session: Any) -> asyncio.Event:
+def _on_signals(session: Session) -> asyncio.Event:
     """SIGINT and SIGTERM interrupt the cycle; the run then ends and the session closes."""
     flag = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -98,7 +102,7 @@ def _denied_headless(event: Event) -> bool:
     )
 
 
-def _exit_code(stop: str, error: str | None, denied: bool) -> int:
+def _exit_code(stop: str, denied: bool) -> int:
     if stop == "interrupted" or stop == "closed":
         return EXIT_INTERRUPTED
     if stop == "error":
@@ -108,7 +112,7 @@ def _exit_code(stop: str, error: str | None, denied: bool) -> int:
     return EXIT_DENIED if denied else EXIT_DONE
 
 
-def _summary(session_id: str, result: Any, duration: float) -> dict[str, Any]:
+def _summary(session_id: str, result: RunResult, duration: float) -> dict[str, Any]:
     usage = result.usage
     return {
         "result": result.text,

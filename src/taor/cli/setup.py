@@ -11,7 +11,7 @@ from pathlib import Path
 
 from taor.agent.config import Limits, PermissionConfig, SessionConfig
 from taor.agent.record.store import load
-from taor.agent.record.transcript import problems, repair
+from taor.agent.record.transcript import repair
 from taor.agent.record.turns import Turn
 from taor.agent.session import Session, SessionOptions
 from taor.cli import sessions
@@ -110,5 +110,4 @@ def session_from(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[Sess
 
 def _history(path: Path) -> list[Turn]:
     """The turns of a session to fork, with any call a crash left unanswered answered."""
-    turns = list(load(path).turns)
-    return repair(turns, "interrupted") if problems(turns) else turns
+    return repair(load(path).turns, "interrupted")

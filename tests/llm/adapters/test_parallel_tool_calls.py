@@ -3,6 +3,8 @@ against the fake server; Gemini has none and gets nothing."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from taor.llm import Message, Request, ToolChoice, ToolDefinition, complete, connect
@@ -22,10 +24,12 @@ TOOL = ToolDefinition(
 
 
 def switch(provider: str, body: dict) -> object:
+    """The provider's one-call-per-reply switch in a request body (None when absent)."""
     if provider == "anthropic":
         return body["tool_choice"].get("disable_parallel_tool_use")
-    if provider == "gemini":
-        return "parallel" in str(body).lower() or None
+    if provider == "gemini":  # has no such switch: nothing about it may be sent
+        assert "parallel" not in json.dumps(body).lower()
+        return None
     return body.get("parallel_tool_calls")
 
 

@@ -15,19 +15,18 @@ from taor.agent.runtime import Runtime
 
 
 class Deadline:
-    def __init__(self, rt: Runtime, handle: asyncio.TimerHandle | None) -> None:
-        self._rt, self._handle = rt, handle
+    def __init__(self, rt: Runtime) -> None:
+        self._rt = rt
+        self._handle: asyncio.TimerHandle | None = None
         self.fired = False
 
     @classmethod
     def arm(cls, rt: Runtime, seconds: float) -> Deadline:
         """A deadline ``seconds`` from now for the current task; none when ``seconds`` is 0."""
-        if seconds <= 0:
-            return cls(rt, None)
+        deadline = cls(rt)
         task = asyncio.current_task()
-        assert task is not None
-        deadline = cls(rt, None)
-        deadline._handle = asyncio.get_running_loop().call_later(seconds, deadline._fire, task)
+        if seconds > 0 and task is not None:
+            deadline._handle = asyncio.get_running_loop().call_later(seconds, deadline._fire, task)
         return deadline
 
     def _fire(self, task: asyncio.Task[object]) -> None:

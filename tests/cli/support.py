@@ -1,0 +1,60 @@
+"""Running the installed ``taor`` command in tests: with no provider key in its environment,
+its sessions kept beside the workspace, and the fake server as its model."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from taor.testing import FakeProviderServer
+
+TAOR = str(Path(sys.executable).parent / "taor")
+KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+
+def data_home(cwd: Path) -> Path:
+    """Where the runs in ``cwd`` keep their sessions (outside the workspace)."""
+    return cwd.parent / f"{cwd.name}-data"
+
+
+def environ(cwd: Path) -> dict[str, str]:
+    clean = {k: v for k, v in os.environ.items() if k not in KEYS}
+    return {**clean, "XDG_DATA_HOME": str(data_home(cwd))}
+
+
+def local(server: FakeProviderServer) -> list[str]:
+    return ["--model", "openai-compat:local", "--base-url", server.base_url("openai-compat")]
+
+
+def taor(
+    *args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [TAOR, *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**environ(cwd), **(env or {})},
+    )
+
+
+def running_a_tool(*args: str, cwd: Path) -> subprocess.Popen[str]:
+    """``taor *args --output-format stream-json``, returned once a tool call has started."""
+    proc = subprocess.Popen(
+        [TAOR, *args, "--output-format", "stream-json"],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environ(cwd),
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if json.loads(line).get("kind") == "tool_call_start":
+            break
+    return proc
