@@ -136,8 +136,7 @@ class Driver:
             await self._rt.append(UserTurn(content=(TextPart(text=text),)))
             self._channel.publish(UserInput(text=text, cycle=cycle))
         if stop is not None:
-            reason = "interrupted by the host" if stop == "interrupted" else "session closed"
-            self._channel.publish(Interrupted(reason=reason))
+            self._channel.publish(Interrupted(reason=self._rt.cycle.stop_notice))
         self._settle_state()
         self._channel.publish(ProcessingEnd(cycle=cycle, stop_reason=stop or "closed"))
 

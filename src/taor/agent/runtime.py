@@ -58,6 +58,14 @@ class Cycle:
     stopping: StopReason | None = None
     failure: ProviderError | None = None
 
+    @property
+    def stop_notice(self) -> str:
+        """Why the cycle is stopping, as the host and the transcript are told."""
+        return {
+            "interrupted": "interrupted by the host",
+            "turn_limit": "stopped at the time limit",
+        }.get(self.stopping or "", "session closed")
+
 
 @dataclass(kw_only=True)
 class Runtime:

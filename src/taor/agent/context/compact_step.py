@@ -57,9 +57,7 @@ async def run_requested(rt: Runtime) -> AsyncGenerator[Event, None]:
         task = asyncio.current_task()
         if task is not None:
             task.uncancel()
-        reason = (
-            "interrupted by the host" if rt.cycle.stopping == "interrupted" else "session closed"
-        )
+        reason = rt.cycle.stop_notice
         yield Interrupted(reason=reason)
         yield WarningEvent(
             message=f"Compaction stopped ({reason}); nothing changed.", code="compaction"

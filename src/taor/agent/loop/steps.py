@@ -99,7 +99,7 @@ async def _summary_cut(rt: Runtime, streamed: Streamed, *, timed_out: bool) -> l
         message = f"The summary after the limit was cut off after {seconds:g} seconds."
         events.append(WarningEvent(message=message, code="limit"))
         return events
-    reason = _stop_notice(rt.cycle.stopping)
+    reason = rt.cycle.stop_notice
     await rt.append(NoticeTurn(text=reason))
     events.append(Interrupted(reason=reason))
     return events
@@ -146,18 +146,11 @@ async def finish_interrupted(
     for call_id, name in rt.cycle.running_calls.items():  # started, cut off: the host sees them end
         text = synthetic_result(call_id, name, why).text
         events.append(ToolCallEnd(call_id=call_id, name=name, output=text, is_error=True))
-    reason = _stop_notice(rt.cycle.stopping)
+    reason = rt.cycle.stop_notice
     await rt.append(NoticeTurn(text=reason))
     if rt.cycle.stopping != "turn_limit":  # the deadline is reported by its turn_limit event
         events.append(Interrupted(reason=reason))
     return events
-
-
-def _stop_notice(stopping: str | None) -> str:
-    return {
-        "interrupted": "interrupted by the host",
-        "turn_limit": "stopped at the time limit",
-    }.get(stopping or "", "session closed")
 
 
 def _uncancel() -> None:
