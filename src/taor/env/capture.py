@@ -71,16 +71,16 @@ class Capture:
     def _keep(self, text: str) -> bool:
         """Add ``text`` to the combined output; True when there is a callback to give it to."""
         if self._spill_path is not None and self.combined.added + len(text) > 2 * self._cap:
-            self._write_spill(text)
+            self._write_spill(self._spill_path, text)
         self.combined.add(text)
         return self._on_output is not None
 
-    def _write_spill(self, text: str) -> None:
+    def _write_spill(self, path: str, text: str) -> None:
         if self._spill is None:
             head, tail = self.combined.parts()  # nothing dropped yet: this is all of it
-            self._spill = _create(Path(self._spill_path or ""))
+            self._spill = _create(Path(path))
             self._spill.write(head + tail)
-            self.spilled = self._spill_path
+            self.spilled = path
         self._spill.write(text)
 
     async def _emit(self, text: str, name: StreamName) -> None:
