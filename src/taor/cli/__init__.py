@@ -14,8 +14,20 @@ interrupted (SIGINT or SIGTERM; the session is closed properly).
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from taor._version import __version__
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+# ``taor NAME ...``: the module whose ``run(argv)`` answers it (imported only when used).
+SUBCOMMANDS = {
+    "sessions": "taor.cli.sessions_cmd",
+    "config": "taor.cli.config_cmd",
+    "doctor": "taor.cli.doctor",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -23,6 +35,11 @@ def main(argv: list[str] | None = None) -> int:
     if args == ["--version"] or args == ["-V"]:
         print(f"taor {__version__}")
         return 0
+    if args and args[0] in SUBCOMMANDS:
+        from importlib import import_module
+
+        command: Callable[[list[str]], int] = import_module(SUBCOMMANDS[args[0]]).run
+        return command(args[1:])
     from taor.cli.headless import run_command
 
     return run_command(args)
