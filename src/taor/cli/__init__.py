@@ -14,13 +14,8 @@ interrupted (SIGINT or SIGTERM; the session is closed properly).
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 from taor._version import __version__
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
 
 # ``taor NAME ...``: the module whose ``run(argv)`` answers it (imported only when used).
 SUBCOMMANDS = {
@@ -38,8 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     if args and args[0] in SUBCOMMANDS:
         from importlib import import_module
 
-        command: Callable[[list[str]], int] = import_module(SUBCOMMANDS[args[0]]).run
-        return command(args[1:])
+        return int(import_module(SUBCOMMANDS[args[0]]).run(args[1:]))
     from taor.cli.headless import run_command
 
     return run_command(args)
