@@ -17,12 +17,23 @@ KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY
 
 def data_home(cwd: Path) -> Path:
     """Where the runs in ``cwd`` keep their sessions (outside the workspace)."""
-    return cwd.parent / f"{cwd.name}-data"
+    return home(cwd, "data")
+
+
+def home(cwd: Path, what: str) -> Path:
+    """The run's own XDG ``what`` directory (data, config, state), outside the workspace."""
+    return cwd.parent / f"{cwd.name}-{what}"
+
+
+def _setting(name: str) -> bool:
+    return name in KEYS or name.startswith("TAOR_") or name.endswith(("_API_KEY", "_BASE_URL"))
 
 
 def environ(cwd: Path) -> dict[str, str]:
-    clean = {k: v for k, v in os.environ.items() if k not in KEYS}
-    return {**clean, "XDG_DATA_HOME": str(data_home(cwd))}
+    """No provider key, no TAOR_* setting, and XDG directories of the test's own."""
+    clean = {k: v for k, v in os.environ.items() if not _setting(k)}
+    xdg = {f"XDG_{what.upper()}_HOME": str(home(cwd, what)) for what in ("data", "config", "state")}
+    return {**clean, **xdg}
 
 
 def local(server: FakeProviderServer) -> list[str]:

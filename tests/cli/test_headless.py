@@ -88,7 +88,7 @@ def test_a_provider_error_exits_1_without_a_traceback(tmp_path: Path) -> None:
     ("args", "says"),
     [
         (["-p", "x", "--output-format", "yaml"], "invalid choice"),
-        (["-p", "x", "--max-turns", "0"], "must be positive"),
+        (["-p", "x", "--max-turns", "0"], "must be a positive whole number"),
         (["-p", "x", "--no-such-flag"], "unrecognized arguments"),
         (["-p", "x", "--verbose", "--quiet"], "not allowed with"),
         (["do it"], "interactive mode is not built yet"),

@@ -4,8 +4,10 @@ one-line kind users expect). A usage error exits 2 with one line on stderr."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from taor._version import __version__
+from taor.cli.settings.schema import KEYS
 from taor.errors import ConfigurationError
 
 EXIT_CODES = """exit codes:
@@ -26,12 +28,21 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="taor",
-        description="Think, act, observe, repeat: a coding agent in the current directory.",
-        epilog=EXIT_CODES,
+def parser_for(prog: str, description: str, epilog: str = "") -> argparse.ArgumentParser:
+    """A parser whose errors raise ``UsageError`` (for ``taor`` and its subcommands)."""
+    return _Parser(
+        prog=prog,
+        description=description,
+        epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+
+
+def parser() -> argparse.ArgumentParser:
+    p = parser_for(
+        "taor",
+        "Think, act, observe, repeat: a coding agent in the current directory.",
+        EXIT_CODES,
     )
     p.add_argument("prompt", nargs="?", help="the task (interactive mode; not built yet)")
     p.add_argument(
@@ -54,7 +65,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-budget-usd", type=float, metavar="USD")
     p.add_argument("--max-wall", type=float, metavar="SECONDS")
     p.add_argument("--cwd", help="the workspace (default: the current directory)")
-    p.add_argument("--sandbox", action="store_true", help="run commands under bubblewrap")
+    p.add_argument(
+        "--sandbox", action="store_true", default=None, help="run commands under bubblewrap"
+    )
     resume = p.add_mutually_exclusive_group()
     resume.add_argument(
         "--continue",
@@ -68,22 +81,27 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --continue or --resume: a new session from a copy of that one",
     )
-    p.add_argument("--output-format", choices=["text", "json", "stream-json"], default="text")
+    p.add_argument("--output-format", choices=["text", "json", "stream-json"])
     p.add_argument("--append-system-prompt", metavar="TEXT")
     p.add_argument("--system-prompt-file", metavar="FILE")
     verbosity = p.add_mutually_exclusive_group()
-    verbosity.add_argument("--verbose", action="store_true")
-    verbosity.add_argument("--quiet", action="store_true")
+    verbosity.add_argument(
+        "--verbose", dest="verbosity", action="store_const", const="verbose", help="log to stderr"
+    )
+    verbosity.add_argument(
+        "--quiet", dest="verbosity", action="store_const", const="quiet", help="no progress"
+    )
     p.add_argument("--version", action="version", version=f"taor {__version__}")
     return p
+
+
+def settings_flags(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings this run's flags give, by their config key (None: not given)."""
+    return {key.name: getattr(args, key.field, None) for key in KEYS if key.flag}
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
     args = parser().parse_args(argv)
     if args.fork and not (args.continue_ or args.resume):
         raise UsageError("--fork needs --continue or --resume (the session to copy)")
-    for name in ("max_turns", "max_budget_usd", "max_wall"):
-        value = getattr(args, name)
-        if value is not None and value <= 0:
-            raise UsageError(f"--{name.replace('_', '-')} must be positive, not {value:g}")
     return args

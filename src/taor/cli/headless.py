@@ -14,10 +14,13 @@ from taor.cli.args import UsageError, parse
 from taor.errors import ConfigurationError, TaorError
 
 if TYPE_CHECKING:
+    from logging import Logger
+
     from taor.agent.events import Event
     from taor.agent.result import RunResult
     from taor.agent.session import Session
     from taor.cli.render import Renderer
+    from taor.cli.settings import Settings
 
 EXIT_DONE, EXIT_ERROR, EXIT_USAGE, EXIT_LIMIT, EXIT_DENIED, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 
@@ -28,11 +31,28 @@ def run_command(argv: list[str]) -> int:
     except UsageError as error:
         print(f"taor: {error} (see taor --help)", file=sys.stderr)
         return EXIT_USAGE
+    from taor.cli.setup import settings_from
+
+    try:
+        settings = settings_from(args, os.environ)
+    except ConfigurationError as error:
+        print(f"taor: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    from taor.cli.logs import close_log, open_log
+
+    log = open_log(settings.log_level, verbose=settings.verbosity == "verbose")
+    try:
+        return _headless(args, settings, log)
+    finally:
+        close_log(log)
+
+
+def _headless(args: Namespace, settings: Settings, log: Logger) -> int:
     from taor.cli.render import Renderer, stderr_is_terminal
 
     render = Renderer(
-        args.output_format,
-        progress=(args.verbose or stderr_is_terminal()) and not args.quiet,
+        settings.output_format,
+        progress=settings.verbosity == "normal" and stderr_is_terminal(),
         out=sys.stdout,
         err=sys.stderr,
     )
@@ -44,26 +64,32 @@ def run_command(argv: list[str]) -> int:
         render.problem('no prompt: give one after -p, or on stdin (echo "task" | taor -p)')
         return EXIT_USAGE
     try:
-        return asyncio.run(_run(args, prompt, render))
+        return asyncio.run(_run(args, settings, prompt, render, log))
     except ConfigurationError as error:
+        log.debug("configuration error", exc_info=True)
         render.problem(str(error))
         return EXIT_USAGE
     except TaorError as error:
+        log.error("%s", error, exc_info=True)
         render.problem(str(error))
         return EXIT_ERROR
 
 
-async def _run(args: Namespace, prompt: str, render: Renderer) -> int:
+async def _run(
+    args: Namespace, settings: Settings, prompt: str, render: Renderer, log: Logger
+) -> int:
     from taor.agent.result import ResultBuilder
+    from taor.cli.logs import log_event
     from taor.cli.setup import session_from
 
     started = time.monotonic()
-    session, model = session_from(args, os.environ)
+    session, model = session_from(args, settings)
     interrupted = _on_signals(session)
     builder, denied = ResultBuilder(), False
     try:
         async for event in session.submit(prompt):  # subscribed before session_start goes out
             render.event(event)
+            log_event(log, event)
             if not event.agent_id:
                 builder.feed(event)
                 denied = denied or _denied_headless(event)
@@ -71,6 +97,7 @@ async def _run(args: Namespace, prompt: str, render: Renderer) -> int:
         await session.close()
         await model.aclose()
     result = builder.result()
+    log.info("run ended: %s after %.1f s", result.stop_reason, time.monotonic() - started)
     render.final(_summary(session.id, result, time.monotonic() - started))
     if interrupted.is_set():
         return EXIT_INTERRUPTED

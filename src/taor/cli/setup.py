@@ -1,4 +1,4 @@
-"""Flags and the environment variables into a ``Session``: the one place the command decides
+"""Flags, config files and the environment into a ``Session``: the one place the command decides
 what model, environment, permissions and limits a run gets."""
 
 from __future__ import annotations
@@ -8,17 +8,21 @@ import os
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
+from typing import cast
 
-from taor.agent.config import Limits, PermissionConfig, SessionConfig
+from taor.agent.config import Limits, PermissionConfig, PermissionMode, SessionConfig
 from taor.agent.record.store import load
 from taor.agent.record.transcript import repair
 from taor.agent.record.turns import Turn
 from taor.agent.session import Session, SessionOptions
 from taor.cli import sessions
+from taor.cli.args import settings_flags
+from taor.cli.settings import Settings, resolve
 from taor.env.base import Environment
 from taor.errors import ConfigurationError
 from taor.llm.connect import PROVIDERS, connect
 from taor.llm.model import Model
+from taor.llm.types import ReasoningEffort
 
 # The model a key alone chooses, in this order of preference.
 DEFAULT_MODELS = (
@@ -28,13 +32,15 @@ DEFAULT_MODELS = (
 )
 
 
-def model_from(args: argparse.Namespace, env: Mapping[str, str]) -> Model:
-    """The ``--model`` given, else the first provider with a key; a clear error otherwise."""
-    if args.model:
-        return connect(args.model, base_url=args.base_url, env=env)
+def model_from(settings: Settings) -> Model:
+    """The model the settings name, else the first provider with a key; a clear error
+    otherwise."""
+    env = settings.provider_env
+    if settings.model:
+        return connect(settings.model, base_url=settings.base_url, env=env)
     for provider, model_id in DEFAULT_MODELS:
         if any(env.get(var) for var in PROVIDERS[provider].key_vars):
-            return connect(f"{provider}:{model_id}", base_url=args.base_url, env=env)
+            return connect(f"{provider}:{model_id}", base_url=settings.base_url, env=env)
     raise ConfigurationError(no_key_message())
 
 
@@ -42,16 +48,35 @@ def no_key_message() -> str:
     looked = ", ".join(var for p, _ in DEFAULT_MODELS for var in PROVIDERS[p].key_vars)
     return (
         f"no model to use: none of {looked} is set. Set one of them (for example "
-        "`export ANTHROPIC_API_KEY=...`), or point taor at a local OpenAI-compatible server "
-        "with `--model openai-compat:NAME --base-url http://localhost:8080/v1`."
+        "`export ANTHROPIC_API_KEY=...`, or a line `ANTHROPIC_API_KEY=...` in the project's "
+        '.env, or `[keys] anthropic = "..."` in ~/.config/taor/config.toml), or point taor '
+        "at a local OpenAI-compatible server with "
+        "`--model openai-compat:NAME --base-url http://localhost:8080/v1`."
     )
 
 
-def environment_from(args: argparse.Namespace) -> Environment:
+def workspace(args: argparse.Namespace) -> Path:
     root = Path(args.cwd or os.getcwd()).resolve()
     if not root.is_dir():
         raise ConfigurationError(f"--cwd {args.cwd!r} is not a directory")
-    if args.sandbox:
+    return root
+
+
+def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Settings:
+    from platformdirs import user_config_dir
+
+    cwd = workspace(args)
+    return resolve(
+        cwd=cwd,
+        root=sessions.project_root(cwd),
+        config_dir=Path(user_config_dir("taor")),
+        environ=environ,
+        flags=settings_flags(args),
+    )
+
+
+def environment_from(root: Path, settings: Settings) -> Environment:
+    if settings.sandbox:
         from taor.env.sandbox import SandboxEnvironment
 
         return SandboxEnvironment(str(root))
@@ -60,46 +85,51 @@ def environment_from(args: argparse.Namespace) -> Environment:
     return LocalEnvironment(str(root))
 
 
-def config_from(args: argparse.Namespace) -> SessionConfig:
-    instructions = args.append_system_prompt or ""
+def config_from(settings: Settings, *, interactive: bool = False) -> SessionConfig:
+    """``interactive``: a host answers permission requests (else the headless default does)."""
     system_prompt = ""
-    if args.system_prompt_file:
+    if settings.system_prompt_file:
         try:
-            system_prompt = Path(args.system_prompt_file).read_text()
+            system_prompt = Path(settings.system_prompt_file).read_text()
         except OSError as error:
             raise ConfigurationError(
-                f"--system-prompt-file {args.system_prompt_file!r}: {error.strerror}"
+                f"system_prompt_file {settings.system_prompt_file!r} "
+                f"({settings.sources['system_prompt_file']}): {error.strerror}"
             ) from None
     permissions = PermissionConfig(
-        mode=args.permission_mode or "default",
-        allow=tuple(args.allow),
-        deny=tuple(args.deny),
-        interactive=False,  # headless: what would be asked is answered by `headless`
+        mode=cast("PermissionMode", settings.permission_mode),
+        allow=settings.allow,
+        deny=settings.deny,
+        interactive=interactive,
     )
     limits = Limits(
-        max_model_calls=args.max_turns or 0,
-        max_cost=args.max_budget_usd or 0.0,
-        max_wall_time=args.max_wall or 0.0,
+        max_model_calls=settings.max_turns or 0,
+        max_cost=settings.max_budget_usd or 0.0,
+        max_wall_time=settings.max_wall or 0.0,
     )
     return SessionConfig(
         system_prompt=system_prompt,
-        instructions=instructions,
-        reasoning_effort=args.effort,
+        instructions=settings.append_system_prompt or "",
+        user_instructions_file=settings.instructions_file,
+        reasoning_effort=cast("ReasoningEffort | None", settings.effort),
         permissions=permissions,
         limits=limits,
+        tool_output_limits=settings.tool_output_limits,
+        tool_line_limits=settings.tool_line_limits,
     )
 
 
-def session_from(args: argparse.Namespace, env: Mapping[str, str]) -> tuple[Session, Model]:
+def session_from(args: argparse.Namespace, settings: Settings) -> tuple[Session, Model]:
     """The run's session, recorded on disk (new, continued or forked), and its model (which
     the caller closes after the session)."""
-    environment = environment_from(args)
+    environment = environment_from(workspace(args), settings)
     folder = sessions.sessions_dir(Path(environment.working_directory()))
     earlier = None
     if args.continue_ or args.resume:
         earlier = sessions.newest(folder) if args.continue_ else sessions.by_id(folder, args.resume)
-    model = model_from(args, env)
-    options: SessionOptions = {"environment": environment, "config": config_from(args)}
+    model = model_from(settings)
+    config = config_from(settings, interactive=settings.input_format == "stream-json")
+    options: SessionOptions = {"environment": environment, "config": config}
     if earlier is not None and not args.fork:
         return Session.resume(earlier, model, **options), model
     session_id = uuid.uuid4().hex

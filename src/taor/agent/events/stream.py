@@ -99,13 +99,15 @@ class ServerToolResult(EventBase):
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class UsageEvent(EventBase):
-    """After each response: its usage and cost, and the session's running totals."""
+    """After each response: its usage and cost, the session's running totals, and the
+    provider's id of the response when it gave one (quote it to the provider's support)."""
 
     kind: Literal["usage"] = "usage"
     usage: Usage
     total: Usage
     cost: float | None = None
     total_cost: float | None = None
+    response_id: str = ""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -174,7 +174,13 @@ async def record_response(rt: Runtime, response: Response) -> list[Event]:
         response.usage, provider=rt.model.provider, model=response.model or rt.model.model_id
     )
     events.append(
-        UsageEvent(usage=response.usage, total=rt.usage.total, cost=cost, total_cost=total_cost)
+        UsageEvent(
+            usage=response.usage,
+            total=rt.usage.total,
+            cost=cost,
+            total_cost=total_cost,
+            response_id=response.id or "",
+        )
     )
     return events
 

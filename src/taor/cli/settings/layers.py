@@ -1,0 +1,90 @@
+"""Where settings come from, each as a ``Layer`` of raw values: the user's and the project's
+config files (TOML, read with tomllib), ``TAOR_*`` variables, the project's ``.env`` (read with
+python-dotenv) and the flags of this run."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from taor.cli.settings.schema import BY_NAME, KEYS, unknown
+from taor.errors import ConfigurationError
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Layer:
+    """Raw values by dotted key name, each with where it came from (``sources``) and whether it
+    is text to parse (environment variables). Relative paths in it are from ``base``."""
+
+    values: Mapping[str, Any]
+    sources: Mapping[str, str]
+    base: Path
+    text: bool = False
+
+
+def file_layer(path: Path, base: Path) -> Layer | None:
+    """The settings in a TOML file, or None when there is no such file."""
+    try:
+        with path.open("rb") as handle:
+            table = tomllib.load(handle)
+    except FileNotFoundError:
+        return None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigurationError(f"{path}: not valid TOML: {error}") from None
+    except OSError as error:
+        raise ConfigurationError(f"{path}: cannot be read: {error.strerror}") from None
+    values = _flatten(table, "", str(path))
+    return Layer(values=values, sources=dict.fromkeys(values, str(path)), base=base)
+
+
+def _flatten(table: Mapping[str, Any], prefix: str, where: str) -> dict[str, Any]:
+    """``{"permissions": {"mode": ..}}`` as ``{"permissions.mode": ..}``; tables that are values
+    (tool limits) stay whole."""
+    flat: dict[str, Any] = {}
+    for name, value in table.items():
+        dotted = prefix + name
+        if dotted in BY_NAME:
+            flat[dotted] = value
+        elif isinstance(value, dict) and any(key.startswith(dotted + ".") for key in BY_NAME):
+            flat.update(_flatten(value, dotted + ".", where))
+        else:
+            raise unknown(dotted, where)
+    return flat
+
+
+def env_layer(environ: Mapping[str, str], dotenv: Mapping[str, str], cwd: Path) -> Layer:
+    """``TAOR_*`` variables of the process, else of the project's ``.env``."""
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for key in KEYS:
+        var = key.env
+        for where, names in (("env", environ), (".env", dotenv)):
+            if var and names.get(var):
+                values[key.name], sources[key.name] = names[var], f"{where} {var}"
+                break
+    return Layer(values=values, sources=sources, base=cwd, text=True)
+
+
+def read_dotenv(path: Path) -> dict[str, str]:
+    """The variables a project's ``.env`` sets (none when it has none)."""
+    if not path.is_file():
+        return {}
+    from dotenv import dotenv_values
+
+    return {name: value for name, value in dotenv_values(path).items() if value}
+
+
+def flag_layer(flags: Mapping[str, Any], cwd: Path) -> Layer:
+    """The values the flags of this run gave (None, False and empty lists: not given)."""
+    values = {name: value for name, value in flags.items() if _given(value)}
+    sources = {name: f"flag {BY_NAME[name].flag}" for name in values}
+    if values.get("verbosity") == "quiet":
+        sources["verbosity"] = "flag --quiet"
+    return Layer(values=values, sources=sources, base=cwd)
+
+
+def _given(value: Any) -> bool:
+    return value is not None and value is not False and value != [] and value != ()

@@ -1,0 +1,69 @@
+"""Merging the layers: what adds up, what is replaced, where relative paths point."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from taor.cli.settings import Settings, resolve
+from taor.errors import ConfigurationError
+
+
+def settings(
+    tmp_path: Path,
+    user: str = "",
+    project: str = "",
+    *,
+    environ: dict[str, str] | None = None,
+    flags: dict[str, Any] | None = None,
+) -> Settings:
+    config_dir, root = tmp_path / "config", tmp_path / "proj"
+    (root / ".taor").mkdir(parents=True)
+    config_dir.mkdir()
+    if user:
+        (config_dir / "config.toml").write_text(user)
+    if project:
+        (root / ".taor" / "config.toml").write_text(project)
+    return resolve(
+        cwd=root / "sub", root=root, config_dir=config_dir, environ=environ or {}, flags=flags or {}
+    )
+
+
+def test_limits_merge_tool_by_tool_and_rules_keep_their_first_order(tmp_path: Path) -> None:
+    s = settings(
+        tmp_path,
+        user='[tool_output_limits]\nshell = 100\ngrep = 50\n[permissions]\nallow = ["a", "b"]\n',
+        project='[tool_output_limits]\nshell = 300\n[permissions]\nallow = ["b", "c"]\n',
+        flags={"permissions.allow": ["d"]},
+    )
+    assert s.tool_output_limits == {"shell": 300, "grep": 50}
+    assert s.allow == ("a", "b", "c", "d")
+    assert s.sources["allow"].endswith("+ flag --allow")
+
+
+def test_relative_paths_are_from_the_file_that_names_them(tmp_path: Path) -> None:
+    s = settings(
+        tmp_path, user='instructions_file = "mine.md"\n', project='system_prompt_file = "p.md"\n'
+    )
+    assert s.instructions_file == str(tmp_path / "config" / "mine.md")
+    assert s.system_prompt_file == str(tmp_path / "proj" / "p.md")
+    flagged = settings(tmp_path / "again", flags={"system_prompt_file": "x.md"})
+    assert flagged.system_prompt_file == str(tmp_path / "again" / "proj" / "sub" / "x.md")
+
+
+def test_the_default_instructions_file_is_in_the_user_config_dir(tmp_path: Path) -> None:
+    s = settings(tmp_path)
+    assert s.instructions_file == str(tmp_path / "config" / "AGENTS.md")
+    assert s.sources["instructions_file"] == "default"
+
+
+@pytest.mark.parametrize(("text", "value"), [("1", True), ("yes", True), ("false", False)])
+def test_environment_text_is_read_as_the_keys_type(tmp_path: Path, text: str, value: bool) -> None:
+    assert settings(tmp_path, environ={"TAOR_SANDBOX": text}).sandbox is value
+
+
+def test_a_flag_given_a_bad_value_is_named_as_the_flag(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError, match="flag --max-wall: max_wall = -1"):
+        settings(tmp_path, flags={"max_wall": -1})
