@@ -101,3 +101,22 @@ def test_a_second_process_on_the_same_session_gets_a_clear_error(
     assert proc.returncode == 130
     (path,) = transcripts(tmp_path)
     assert problems(list(load(path).turns)) == []
+
+
+def test_continue_with_another_provider_sends_the_whole_history(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    server.push(tool_calls(("list_dir", {"path": "."})), text("It is empty."))
+    run_json(tmp_path, server, "what is here?")
+    server.push(text("I listed the folder, it was empty."))
+    anthropic = {"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": server.base_url("anthropic")}
+    done = taor(
+        "-p", "what did you do?", "--continue", "--model", "anthropic:claude-sonnet-4-5",
+        cwd=tmp_path, env=anthropic,
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (0, "I listed the folder, it was empty.\n")
+    sent = server.requests[-1]
+    assert sent.wire == "anthropic"
+    blocks = [b["type"] for m in sent.json["messages"] for b in m["content"]]
+    assert blocks.count("tool_use") == 1 and blocks.count("tool_result") == 1
+    assert sent.json["messages"][-1]["content"][-1]["text"] == "what did you do?"
