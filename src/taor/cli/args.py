@@ -10,7 +10,11 @@ from taor._version import __version__
 from taor.cli.settings.schema import KEYS
 from taor.errors import ConfigurationError
 
-EXIT_CODES = """exit codes:
+EPILOG = """configuration: ~/.config/taor/config.toml, then .taor/config.toml at the git root,
+  then TAOR_* variables (or the project's .env), then flags; see `taor config show`.
+other commands: taor config show, taor sessions [--all], taor sessions show ID, taor doctor
+
+exit codes:
   0    done
   1    error (provider, internal)
   2    usage or configuration error
@@ -42,7 +46,7 @@ def parser() -> argparse.ArgumentParser:
     p = parser_for(
         "taor",
         "Think, act, observe, repeat: a coding agent in the current directory.",
-        EXIT_CODES,
+        EPILOG,
     )
     p.add_argument("prompt", nargs="?", help="the task (interactive mode; not built yet)")
     p.add_argument(

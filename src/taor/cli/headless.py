@@ -73,6 +73,12 @@ def _headless(args: Namespace, settings: Settings, log: Logger) -> int:
         log.error("%s", error, exc_info=True)
         render.problem(str(error))
         return EXIT_ERROR
+    except Exception as error:  # a bug of taor's: its details go to the log, not the screen
+        from taor.cli.logs import log_file
+
+        log.critical("internal error", exc_info=True)
+        render.problem(f"internal error ({type(error).__name__}: {error}); details in {log_file()}")
+        return EXIT_ERROR
 
 
 async def _run(
