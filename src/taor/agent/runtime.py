@@ -27,6 +27,7 @@ from taor.agent.policy.hooks import Hooks
 from taor.agent.policy.loop_detection import LoopDetector
 from taor.agent.policy.permissions import PermissionPolicy
 from taor.agent.record.store import TranscriptStore
+from taor.agent.record.summary import recorded_totals
 from taor.agent.record.transcript import Transcript
 from taor.agent.record.turns import SteeringSource, SteeringTurn, Turn
 from taor.env.base import Environment
@@ -100,6 +101,7 @@ class Runtime:
         default_factory=lambda: Path(tempfile.gettempdir()) / f"taor-outputs-{uuid.uuid4().hex}"
     )
     usage: UsageLedger = field(init=False)
+    before: tuple[int, float | None] = field(init=False)  # model calls, cost before a resume
     tokens: TokenLedger = field(init=False)
     loops: LoopDetector = field(init=False)
     permissions: PermissionPolicy = field(init=False)
@@ -118,6 +120,7 @@ class Runtime:
 
     def __post_init__(self) -> None:
         self.usage = UsageLedger(self.catalog, self.model.provider, self.model.model_id)
+        self.before = recorded_totals(self.transcript.turns)
         self.tokens = TokenLedger(self.context_window(), self.config.context_warning)
         self.loops = LoopDetector(self.config.loop_detection)
         self.permissions = PermissionPolicy(
@@ -139,6 +142,13 @@ class Runtime:
         if self.config.context_window:
             return self.config.context_window
         return self.catalog.lookup(self.model.provider, self.model.model_id).context_window
+
+    def session_totals(self) -> tuple[int, float | None]:
+        """The model calls and cost of the whole session so far, the runs its history
+        records included (None: a response could not be priced)."""
+        calls, cost = self.before
+        now = self.usage.total_cost
+        return calls + self.usage.responses, None if cost is None or now is None else cost + now
 
     async def append(self, turn: Turn) -> None:
         """Record a turn: in the transcript, and in the store when there is one."""

@@ -135,7 +135,11 @@ class Session(SessionControl):
         session = cls(model, session_id=session_id, history=history, **options)
         rt = session._rt
         store = create_store(
-            path, session_id=session.id, provider=rt.model.provider, model=rt.model.model_id
+            path,
+            session_id=session.id,
+            provider=rt.model.provider,
+            model=rt.model.model_id,
+            cwd=rt.environment.working_directory(),
         )
         for turn in history:
             store.append_sync(turn)

@@ -20,7 +20,7 @@ from taor.llm.response import Usage
 from taor.llm.types import ImagePart, Message, TextPart, ToolCallPart, tool_result
 
 HEADER = TranscriptHeader(
-    session_id="s-1", created=100.0, provider="anthropic", model="m", metadata={"cwd": "/w"}
+    session_id="s-1", created=100.0, provider="anthropic", model="m", cwd="/w", metadata={"ci": "1"}
 )
 
 
@@ -80,7 +80,8 @@ def test_one_json_object_per_line_header_first(tmp_path: Path) -> None:
         "created": 100.0,
         "provider": "anthropic",
         "model": "m",
-        "metadata": {"cwd": "/w"},
+        "cwd": "/w",
+        "metadata": {"ci": "1"},
     }
     assert [json.loads(line)["kind"] for line in lines[1:]] == [
         "user",

@@ -12,7 +12,8 @@ the rule), each with a ``retry`` event, also after part of the response was stre
 has run yet, so asking again has no side effects (``discarded_text`` tells the host to drop the
 text it showed).
 
-``record_response`` appends the assistant turn and reports its text and usage.
+``record_response`` appends the assistant turn (with its cost and the session's totals) and
+reports its text and usage.
 """
 
 from __future__ import annotations
@@ -157,7 +158,11 @@ def _retry_event(info: RetryInfo, *, discarded_text: bool) -> Retry:
 async def record_response(rt: Runtime, response: Response) -> list[Event]:
     """Append the response as an assistant turn (unless empty) and report text and usage."""
     events: list[Event] = [AssistantTextEnd(text=response.text, reasoning=response.reasoning)]
+    cost, total_cost = rt.usage.add(
+        response.usage, provider=rt.model.provider, model=response.model or rt.model.model_id
+    )
     if _has_content(response.message):
+        calls, session_cost = rt.session_totals()
         await rt.append(
             AssistantTurn(
                 message=response.message,
@@ -166,13 +171,13 @@ async def record_response(rt: Runtime, response: Response) -> list[Event]:
                 provider=response.provider or rt.model.provider,
                 model=response.model or rt.model.model_id,
                 finish=response.finish_reason.reason,
+                cost=cost,
+                session_calls=calls,
+                session_cost=session_cost,
             )
         )
     if rt.last_estimate and response.usage.input_tokens:
         rt.tokens.observe(rt.last_estimate, response.usage.input_tokens)
-    cost, total_cost = rt.usage.add(
-        response.usage, provider=rt.model.provider, model=response.model or rt.model.model_id
-    )
     events.append(
         UsageEvent(
             usage=response.usage,
@@ -191,6 +196,7 @@ async def record_partial(rt: Runtime, out: Streamed) -> AssistantTextEnd | None:
     if not text.strip():
         return None
     message = Message(role="assistant", parts=(TextPart(text=text),))
+    calls, session_cost = rt.session_totals()  # its usage is unknown: the totals stand
     await rt.append(
         AssistantTurn(
             message=message,
@@ -198,6 +204,8 @@ async def record_partial(rt: Runtime, out: Streamed) -> AssistantTextEnd | None:
             model=rt.model.model_id,
             finish="interrupted",
             partial=True,
+            session_calls=calls,
+            session_cost=session_cost,
         )
     )
     return AssistantTextEnd(text=text, partial=True)

@@ -24,10 +24,11 @@ class Reopened:
 
 
 def create_store(
-    path: str | os.PathLike[str], *, session_id: str, provider: str, model: str
+    path: str | os.PathLike[str], *, session_id: str, provider: str, model: str, cwd: str = ""
 ) -> JsonlTranscriptStore:
     store = JsonlTranscriptStore(path)
-    store.create(TranscriptHeader(session_id=session_id, provider=provider, model=model))
+    header = TranscriptHeader(session_id=session_id, provider=provider, model=model, cwd=cwd)
+    store.create(header)
     return store
 
 

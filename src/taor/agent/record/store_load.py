@@ -28,6 +28,7 @@ class TranscriptHeader:
     created: float = field(default_factory=time.time)
     provider: str = ""
     model: str = ""
+    cwd: str = ""  # the working directory the session started in
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -55,7 +56,7 @@ def read_transcript(path: Path) -> tuple[LoadedTranscript, int]:
     lines = data.split(b"\n")
     if data.endswith(b"\n"):
         lines.pop()  # the empty piece after the final newline is not a line
-    header = _header(path, lines[0])
+    header = parse_header(path, lines[0])
     end, turns, skipped = len(lines[0]) + 1, [], []
     last = max((i for i, line in enumerate(lines) if line.strip()), default=0)
     for number, line in enumerate(lines[1:], start=2):
@@ -74,7 +75,7 @@ def read_transcript(path: Path) -> tuple[LoadedTranscript, int]:
     return LoadedTranscript(header=header, turns=tuple(turns), skipped=tuple(skipped)), end
 
 
-def _header(path: Path, line: bytes) -> TranscriptHeader:
+def parse_header(path: Path, line: bytes) -> TranscriptHeader:
     try:
         record = json.loads(line)
     except ValueError:

@@ -5,7 +5,11 @@ Requests are derived from turns (``taor.agent.record.transcript.to_messages``), 
 - ``UserTurn``: what the user submitted (text, images).
 - ``AssistantTurn``: one model response as received, with its opaque provider state (thinking
   signatures, reasoning items), its usage and why it finished. ``partial`` marks a response cut
-  short by an interrupt: it keeps the text that arrived and no tool calls.
+  short by an interrupt: it keeps the text that arrived and no tool calls. ``cost`` is what
+  the response cost (USD at the catalog's prices; None when unpriced); ``session_calls`` and
+  ``session_cost`` are the session's model calls and cost up to it (compaction calls and the
+  runs before a resume included), so the last assistant line of a file gives the totals
+  without reading the rest (0 and None in transcripts written before they were recorded).
 - ``ToolResultsTurn``: exactly one result per tool call of the assistant turn before it, in call
   order (the validator checks it); results are what the model saw (truncated).
 - ``SteeringTurn``: a message for the model between rounds: from the host (``steer``), from
@@ -47,6 +51,9 @@ class AssistantTurn:
     model: str = ""
     finish: str = "stop"
     partial: bool = False
+    cost: float | None = None
+    session_calls: int = 0
+    session_cost: float | None = None
     timestamp: float = field(default_factory=time.time)
 
 
