@@ -3,7 +3,8 @@
 The command is a thin front end over ``taor.agent.Session``: ``args`` reads the flags,
 ``setup`` turns them into a session (recorded where ``sessions`` says, new, continued or
 forked), ``render`` prints its events, ``headless`` runs one input and maps how it ended to an
-exit code. ``--version`` and ``--help`` import nothing else, so
+exit code (``outcome``), ``stream_run`` serves JSON lines from stdin
+(``--input-format stream-json``). ``--version`` and ``--help`` import nothing else, so
 they answer at once.
 
 Exit codes: 0 done, 1 error (provider, internal), 2 usage or configuration error, 3 a limit

@@ -86,6 +86,11 @@ def parser() -> argparse.ArgumentParser:
         help="with --continue or --resume: a new session from a copy of that one",
     )
     p.add_argument("--output-format", choices=["text", "json", "stream-json"])
+    p.add_argument(
+        "--input-format",
+        choices=["text", "stream-json"],
+        help="stream-json: JSON lines on stdin drive the session (needs --output-format stream-json)",
+    )
     p.add_argument("--append-system-prompt", metavar="TEXT")
     p.add_argument("--system-prompt-file", metavar="FILE")
     verbosity = p.add_mutually_exclusive_group()

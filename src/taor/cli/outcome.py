@@ -1,0 +1,77 @@
+"""How a cycle ended, for the command: its result object (the final ``json`` / ``stream-json``
+line) and its exit code, from its events. Shared by ``headless`` (one input) and
+``stream_run`` (one result per input), with the signal handling both use."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from taor.agent.events import Event
+    from taor.agent.session import Session
+
+# The exit codes (``taor --help`` and the README list them). This module imports the library
+# only when a run starts, so that ``--help`` stays fast.
+EXIT_DONE, EXIT_ERROR, EXIT_USAGE, EXIT_LIMIT, EXIT_DENIED, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+
+
+class Outcome:
+    """Feed it one cycle's events (a subagent's are skipped); then ``summary`` and
+    ``exit_code``. ``denied``: a call was denied because no one could answer its request."""
+
+    def __init__(self) -> None:
+        from taor.agent.result import ResultBuilder
+
+        self._builder = ResultBuilder()
+        self._started = time.monotonic()
+        self.denied = False
+
+    def feed(self, event: Event) -> None:
+        if event.agent_id:
+            return
+        self._builder.feed(event)
+        if event.kind == "permission_decision" and event.decision == "deny":
+            self.denied = self.denied or event.source == "default"
+
+    def summary(self, session_id: str) -> dict[str, Any]:
+        result = self._builder.result()
+        usage = result.usage
+        return {
+            "result": result.text,
+            "stop_reason": result.stop_reason,
+            "session_id": session_id,
+            "error": result.error,
+            "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+            "cost_usd": result.cost,
+            "model_calls": result.turns,
+            "tool_calls": result.tool_calls,
+            "duration_s": round(time.monotonic() - self._started, 3),
+        }
+
+    def exit_code(self) -> int:
+        stop = self._builder.result().stop_reason
+        if stop == "interrupted" or stop == "closed":
+            return EXIT_INTERRUPTED
+        if stop == "error":
+            return EXIT_ERROR
+        if stop == "turn_limit":
+            return EXIT_LIMIT
+        return EXIT_DENIED if self.denied else EXIT_DONE
+
+
+def on_signals(session: Session) -> asyncio.Event:
+    """SIGINT and SIGTERM interrupt the cycle and set the flag returned; the caller then ends
+    the run, closes the session and exits ``EXIT_INTERRUPTED``."""
+    flag = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def stop() -> None:
+        flag.set()
+        session.interrupt()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop)
+    return flag

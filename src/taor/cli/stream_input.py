@@ -1,0 +1,176 @@
+"""The lines of ``--input-format stream-json``: one JSON object per line on stdin, each a command
+for the session, read by a thread so that the event loop never waits on stdin.
+
+    {"type": "user", "text": "..."}                 an input (queued behind a running cycle);
+    {"type": "user", "message": {"role": "user", "content": "..." | [{"type": "text",
+        "text": "..."}, ...]}}                      the same in Claude Code's shape
+    {"type": "steer", "text": "..."}                for the model after the current tool round
+    {"type": "follow_up", "text": "..."}            an input to run after the current cycle
+    {"type": "interrupt"}                           stop the current cycle
+    {"type": "permission", "request_id": "...", "decision": "allow" | "deny" | "allow_always",
+        "message": "...", "agent_id": "..."}        answer a permission_request (the last two
+                                                    optional)
+    {"type": "close"}                               close the session now
+
+``parse_line`` turns a line into a command, or raises ``SessionError`` saying what is wrong
+with it; blank lines are skipped. Unknown fields are ignored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from taor.errors import SessionError
+
+EXAMPLE = '{"type": "user", "text": "..."}'
+TYPES = "user, steer, follow_up, interrupt, permission, close"
+DECISIONS = ("allow", "deny", "allow_always")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Submit:
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Steer:
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class FollowUp:
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Interrupt:
+    pass
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Permission:
+    request_id: str
+    decision: str
+    message: str = ""
+    agent_id: str = ""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Close:
+    pass
+
+
+Order = Submit | Steer | FollowUp | Interrupt | Permission  # what the session is told
+Command = Order | Close
+
+
+def parse_line(raw: bytes | str) -> Command | None:
+    """The command on a line; None for a blank line; ``SessionError`` for anything else."""
+    try:
+        line = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError:
+        raise SessionError("not UTF-8 text") from None
+    if not line.strip():
+        return None
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise SessionError(
+            f"not JSON ({error.msg}); send one object a line, like {EXAMPLE}"
+        ) from None
+    if not isinstance(data, dict):
+        raise SessionError(f"not a JSON object; send one object a line, like {EXAMPLE}")
+    kind = data.get("type")
+    match kind:
+        case "user":
+            return Submit(text=_user_text(data))
+        case "steer":
+            return Steer(text=_text(data, "text"))
+        case "follow_up":
+            return FollowUp(text=_text(data, "text"))
+        case "interrupt":
+            return Interrupt()
+        case "permission":
+            return _permission(data)
+        case "close":
+            return Close()
+    raise SessionError(f'"type" {kind!r} is not one of {TYPES}')
+
+
+def _text(data: dict[str, Any], key: str) -> str:
+    value = data.get(key)
+    if value is None:
+        raise SessionError(f'"{key}" is missing (a string)')
+    if not isinstance(value, str):
+        raise SessionError(f'"{key}" is not a string but {type(value).__name__}')
+    if not value.strip():
+        raise SessionError(f'"{key}" is empty')
+    return value
+
+
+def _user_text(data: dict[str, Any]) -> str:
+    """``text``, or the text of Claude Code's ``message.content`` (a string or text blocks)."""
+    message = data.get("message")
+    if message is None:
+        return _text(data, "text")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return _text(message, "content")
+    if not isinstance(content, list) or not content:
+        raise SessionError('"message" needs "content": a string or a list of text blocks')
+    if not all(isinstance(b, dict) and b.get("type") == "text" for b in content):
+        raise SessionError('only text blocks ({"type": "text", "text": ...}) can be sent')
+    return "\n".join(_text(block, "text") for block in content)
+
+
+def _permission(data: dict[str, Any]) -> Permission:
+    decision = _text(data, "decision")
+    if decision not in DECISIONS:
+        raise SessionError(f'"decision" {decision!r} is not one of {", ".join(DECISIONS)}')
+    message, agent_id = data.get("message", ""), data.get("agent_id", "")
+    if not isinstance(message, str) or not isinstance(agent_id, str):
+        raise SessionError('"message" and "agent_id" are strings when given')
+    request_id = _text(data, "request_id")
+    return Permission(request_id=request_id, decision=decision, message=message, agent_id=agent_id)
+
+
+def read_lines(fd: int = 0) -> asyncio.Queue[bytes | None]:
+    """The lines of ``fd`` as they come (without their newline), then None at its end, read by
+    a daemon thread with ``os.read`` (no lock a blocked read could hold at exit)."""
+    loop = asyncio.get_running_loop()
+    lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+    def put(item: bytes | None) -> bool:
+        try:
+            loop.call_soon_threadsafe(lines.put_nowait, item)
+            return True
+        except RuntimeError:  # the loop is closed: taor is exiting
+            return False
+
+    def read() -> None:
+        pieces: list[bytes] = []  # of the line not ended yet
+        while chunk := _read(fd):
+            *ended, rest = chunk.split(b"\n")
+            for piece in ended:
+                if not put(b"".join((*pieces, piece))):
+                    return
+                pieces = []
+            pieces.append(rest)
+        if any(pieces):
+            put(b"".join(pieces))
+        put(None)
+
+    threading.Thread(target=read, name="taor-stdin", daemon=True).start()
+    return lines
+
+
+def _read(fd: int) -> bytes:
+    try:
+        return os.read(fd, 1 << 16)
+    except OSError:  # a closed or unreadable stdin ends the input
+        return b""

@@ -1,0 +1,194 @@
+"""``taor -p --input-format stream-json``: JSON lines on stdin (``taor.cli.stream_input``) drive
+one live session while its events go out on stdout as JSON lines, with a ``result`` object
+after each input's cycle.
+
+A line is applied the moment it arrives, also while a cycle runs: an input is queued behind the
+running one, ``steer`` reaches the model after the current tool round, ``interrupt`` stops the
+cycle, a ``permission`` line answers a ``permission_request`` (nothing else does in this mode).
+A line that cannot be applied gets an ``error`` event (``error_type`` ``invalid_input``, the
+line's number in the message) and is skipped. At the end of stdin the work in hand finishes
+(a permission request still open, or asked after, is denied: no one is left to answer it),
+then the session closes; ``close`` closes it at once. The exit code is that of the last cycle.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from argparse import Namespace
+from collections.abc import AsyncIterator, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar, assert_never
+
+from taor.agent.events import (
+    ErrorEvent,
+    Event,
+    PermissionDecision,
+    PermissionRequest,
+    ProcessingEnd,
+    UserInput,
+)
+from taor.cli.logs import log_event
+from taor.cli.outcome import EXIT_DONE, EXIT_INTERRUPTED, Outcome, on_signals
+from taor.cli.stream_input import (
+    Close,
+    FollowUp,
+    Interrupt,
+    Order,
+    Permission,
+    Steer,
+    Submit,
+    parse_line,
+    read_lines,
+)
+from taor.errors import TaorError
+
+if TYPE_CHECKING:
+    from logging import Logger
+
+    from taor.agent.session import Session
+    from taor.cli.render import Renderer
+    from taor.cli.settings import Settings
+
+T = TypeVar("T")
+NO_ONE_LEFT = "no one is left to answer: the input ended"
+
+
+async def run_stream(
+    args: Namespace, settings: Settings, prompt: str, render: Renderer, log: Logger
+) -> int:
+    """Serve stdin until it ends, ``close`` or a signal; ``prompt`` (from ``-p``) goes first."""
+    from taor.cli.setup import session_from
+
+    session, model = session_from(args, settings)
+    run = StreamRun(session, render, log)
+    signalled = on_signals(session)
+    printer = asyncio.create_task(run.print_events(session.events()))
+    signal_seen = asyncio.create_task(signalled.wait())
+    try:
+        await session.start()
+        if prompt.strip():
+            run.apply(Submit(text=prompt))
+        await run.serve(read_lines(), stops=(signal_seen, printer))
+    finally:
+        signal_seen.cancel()
+        await session.close()
+        await printer  # up to session_end
+        await model.aclose()
+    return EXIT_INTERRUPTED if signalled.is_set() else run.exit_code
+
+
+class StreamRun:
+    """Applies the commands to the session and prints its events, with a result per cycle."""
+
+    def __init__(self, session: Session, render: Renderer, log: Logger) -> None:
+        self.session, self.render, self.log = session, render, log
+        self.exit_code = EXIT_DONE  # of the last cycle that ended
+        self._cycle: tuple[int, Outcome] | None = None  # the running cycle's
+        self._queued = self._ended = 0  # inputs given; cycles ended (one per input)
+        self._settled = asyncio.Event()
+        self._settled.set()
+        self._asking: dict[tuple[str, str], str] = {}  # (agent, call id): open request's id
+        self._input_ended = False
+
+    async def serve(
+        self, lines: asyncio.Queue[bytes | None], *, stops: tuple[asyncio.Future[Any], ...]
+    ) -> None:
+        """Apply each line until ``close`` or the end of the input (then wait for the work
+        in hand), or until one of ``stops`` is done."""
+        number = 0
+        while (raw := await _unless(lines.get(), stops)) is not None:
+            number += 1
+            try:
+                command = parse_line(raw)
+                if isinstance(command, Close):
+                    return
+                if command is not None:
+                    self.apply(command)
+            except TaorError as error:
+                self.render.event(
+                    ErrorEvent(message=f"input line {number}: {error}", error_type="invalid_input")
+                )
+        if not any(stop.done() for stop in stops):
+            self._end_of_input()
+            await _unless(self._settled.wait(), stops)
+
+    def apply(self, command: Order) -> None:
+        session = self.session
+        match command:
+            case Submit(text=text):
+                session.submit(text)  # the events come through print_events (this stream,
+                self._input_given()  # dropped unread, unsubscribes)
+            case FollowUp(text=text):
+                session.follow_up(text)
+                self._input_given()
+            case Steer(text=text):
+                session.steer(text)
+            case Interrupt():
+                session.interrupt()
+            case Permission(request_id=request_id, agent_id=agent_id):
+                session.decide(request_id, command.decision, command.message, agent_id=agent_id)
+            case _:
+                assert_never(command)
+
+    async def print_events(self, events: AsyncIterator[Event]) -> None:
+        async for event in events:
+            self.render.event(event)
+            log_event(self.log, event)
+            self._track(event)
+
+    def _track(self, event: Event) -> None:
+        if isinstance(event, PermissionRequest):
+            self._asking[event.agent_id, event.call_id] = event.request_id
+            if self._input_ended:
+                self._deny(event.request_id, event.agent_id)
+        elif isinstance(event, PermissionDecision):
+            self._asking.pop((event.agent_id, event.call_id), None)
+        if event.agent_id:
+            return
+        if isinstance(event, UserInput):
+            self._cycle = (event.cycle, Outcome())
+        if isinstance(event, ProcessingEnd):
+            self._cycle_ended(event)
+        elif self._cycle is not None:
+            self._cycle[1].feed(event)
+
+    def _cycle_ended(self, event: ProcessingEnd) -> None:
+        """Its result line. An input closed before it ran has no cycle of its own."""
+        outcome = Outcome()
+        if self._cycle is not None and self._cycle[0] == event.cycle:
+            outcome, self._cycle = self._cycle[1], None
+        outcome.feed(event)
+        self.render.final(outcome.summary(self.session.id))
+        self.exit_code = outcome.exit_code()
+        self._ended += 1
+        if self._ended >= self._queued:
+            self._settled.set()
+
+    def _input_given(self) -> None:
+        self._queued += 1
+        self._settled.clear()
+
+    def _end_of_input(self) -> None:
+        self._input_ended = True
+        for (agent_id, _), request_id in list(self._asking.items()):
+            self._deny(request_id, agent_id)
+
+    def _deny(self, request_id: str, agent_id: str) -> None:
+        try:
+            self.session.decide(request_id, "deny", NO_ONE_LEFT, agent_id=agent_id)
+        except TaorError:  # answered or withdrawn meanwhile (an interrupt)
+            return
+        if self._cycle is not None:
+            self._cycle[1].denied = True
+
+
+async def _unless(work: Coroutine[Any, Any, T], stops: tuple[asyncio.Future[Any], ...]) -> T | None:
+    """``work``'s result, or None (``work`` cancelled) once one of ``stops`` is done."""
+    if any(stop.done() for stop in stops):
+        work.close()
+        return None
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait([task, *stops], return_when=asyncio.FIRST_COMPLETED)
+    if task in done:
+        return task.result()
+    task.cancel()
+    return None
