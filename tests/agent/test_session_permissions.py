@@ -87,12 +87,13 @@ async def test_each_mode_with_each_kind_of_tool(
         assert asked[0].reason and asked[0].summary.startswith(call[0])
         (decision,) = of_kind(events, "permission_decision")
         assert (decision.decision, decision.source) == ("allow", "host")
+        assert decision.request_id == asked[0].request_id  # which request it answered
         assert not end.is_error and len(ran) == 1
     else:
         assert asked == [] and ran == []
         assert end.is_error and "Plan mode" in end.output
         (decision,) = of_kind(events, "permission_decision")
-        assert (decision.decision, decision.source) == ("deny", "mode")
+        assert (decision.decision, decision.source, decision.request_id) == ("deny", "mode", "")
     assert_valid(session)
 
 

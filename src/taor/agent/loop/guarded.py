@@ -103,6 +103,7 @@ async def _permission(rt: Runtime, prepared: Prepared, emit: Emit) -> ToolOutput
             decision=decision.kind,
             source=source,
             message=decision.message,
+            request_id=_request_id(call) if source == "host" else "",
         )
     )
     if decision.allows:
@@ -143,7 +144,7 @@ async def _ask(
     )
     if not settings.interactive:
         return headless, "default"
-    request_id = f"perm_{call.id}"
+    request_id = _request_id(call)
     future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
     rt.permission_waiters[request_id] = future
     emit(
@@ -163,6 +164,10 @@ async def _ask(
         return headless, "default"
     finally:
         rt.permission_waiters.pop(request_id, None)
+
+
+def _request_id(call: ToolCallPart) -> str:
+    return f"perm_{call.id}"
 
 
 async def _ask_callback(
