@@ -4,7 +4,9 @@ against the fake provider server on 127.0.0.1, in a scratch workspace."""
 from __future__ import annotations
 
 import json
+import shlex
 import signal
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,7 @@ import pytest
 from taor import __version__
 from taor.testing import FakeProviderServer, text, tool_calls
 
-from .support import local, running_a_tool, taor
+from .support import TAOR, environ, local, running_a_tool, taor
 
 
 def test_version_and_help(tmp_path: Path) -> None:
@@ -120,3 +122,17 @@ def test_a_signal_interrupts_the_run_and_exits_130(
     kinds = [json.loads(line).get("kind") for line in rest.splitlines()]
     assert "interrupted" in kinds and kinds[-2] == "processing_end"
     assert not (tmp_path / "late").exists()
+
+
+def test_a_reader_that_goes_away_does_not_stop_the_work(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    server.push(tool_calls(("shell", {"command": "echo done > out.txt"})), text("Wrote it."))
+    args = [*local(server), "--permission-mode", "bypass", "--output-format", "stream-json"]
+    piped = subprocess.run(
+        f"{TAOR} -p 'write it' {shlex.join(args)} | head -c 1",
+        shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        env=environ(tmp_path),
+    )  # fmt: skip
+    assert piped.stdout == "{" and piped.stderr == ""
+    assert (tmp_path / "out.txt").read_text() == "done\n"

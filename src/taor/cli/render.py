@@ -6,6 +6,7 @@ then the final object as the last line."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import IO, Any
 
@@ -30,23 +31,32 @@ class Renderer:
         elif self.format == "text" and self.progress:
             line = progress_line(event)
             if line:
-                print(line, file=self.err, flush=True)
+                self._write(self.err, line)
 
     def final(self, summary: dict[str, Any]) -> None:
         if self.format == "text":
             text = summary["result"]
             if text:
-                print(text, file=self.out, flush=True)
+                self._write(self.out, text)
         else:
             self._line({"type": "result", **summary})
 
     def problem(self, message: str) -> None:
         """A usage, configuration or provider problem: one line on stderr."""
-        print(f"taor: {message}", file=self.err, flush=True)
+        self._write(self.err, f"taor: {message}")
 
     def _line(self, data: dict[str, Any]) -> None:
-        self.out.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n")
-        self.out.flush()
+        self._write(self.out, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+
+    @staticmethod
+    def _write(stream: IO[str], line: str) -> None:
+        """A reader that went away (``taor -p ... | head -1``) does not stop the work: what is
+        left to print goes nowhere, and the run goes on to its end and its transcript."""
+        try:
+            stream.write(line + "\n")
+            stream.flush()
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
 def progress_line(event: Event) -> str | None:
