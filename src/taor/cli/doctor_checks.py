@@ -1,0 +1,199 @@
+"""What ``taor doctor`` checks, one ``Check`` each: a status, and what to do about a gap.
+
+``fatal`` marks what taor cannot run without (Python 3.11, a readable configuration, a model to
+use, a writable sessions directory); the tools (rg, git, bwrap) and the local model only make
+some things better or possible, so their gaps are reported and not fatal.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from taor.cli.settings import Settings
+
+Status = Literal["ok", "missing", "broken", "note"]
+PROBE_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Check:
+    name: str
+    status: Status
+    detail: str
+    fatal: bool = False  # a gap here stops taor from running
+
+
+def python() -> Check:
+    """Informative: an older Python cannot import taor at all (it needs 3.11)."""
+    version = ".".join(map(str, sys.version_info[:3]))
+    return Check(name="python", status="ok", detail=f"{version} at {sys.executable}")
+
+
+def key_sources(environ: Mapping[str, str], settings: Settings | None) -> dict[str, str]:
+    """Where each provider's key is set ('' when nowhere), by provider: from the merged
+    settings (the environment, the project's .env, the config files' [keys]), or from the
+    environment alone when the settings could not be read. Never the key itself."""
+    from taor.llm.connect import PROVIDERS
+
+    found: dict[str, str] = {}
+    for provider, spec in PROVIDERS.items():
+        source = settings.sources.get(f"{provider}_key", "") if settings else ""
+        if not source:
+            var = next((v for v in spec.key_vars if environ.get(v)), "")
+            source = f"env {var}" if var else ""
+        found[provider] = source
+    return found
+
+
+def keys(sources: Mapping[str, str], config_file: str) -> list[Check]:
+    from taor.llm.connect import PROVIDERS
+
+    checks = []
+    for provider, source in sources.items():
+        spec = PROVIDERS[provider]
+        if not spec.key_required:
+            continue
+        if source:
+            checks.append(Check(name=provider, status="ok", detail=f"key from {_where(source)}"))
+            continue
+        names = " or ".join(spec.key_vars)
+        fix = f"set {names} (in the environment or .env), or [keys] {provider} in {config_file}"
+        checks.append(Check(name=provider, status="missing", detail=f"no key: {fix}"))
+    return checks
+
+
+def _where(source: str) -> str:
+    kind, _, var = source.partition(" ")
+    if kind == "env":
+        return f"{var} (environment)"
+    if kind == ".env":
+        return f"{var} (the project's .env)"
+    return f"[keys] in {source}"
+
+
+def model(
+    settings: Settings | None, sources: Mapping[str, str], environ: Mapping[str, str]
+) -> Check:
+    """The model ``taor -p`` would use without ``--model``."""
+    from taor.cli.setup import DEFAULT_MODELS
+
+    chosen = settings.model if settings else None
+    if chosen:
+        where = settings.sources.get("model", "") if settings else ""
+        return Check(name="model", status="ok", detail=f"{chosen} (from {where})")
+    for provider, model_id in DEFAULT_MODELS:
+        if sources.get(provider):
+            return Check(
+                name="model",
+                status="ok",
+                detail=f"{provider}:{model_id} (the first "
+                "provider with a key; --model or model = in the config picks another)",
+            )
+    compat = (settings.base_url if settings else None) or environ.get("OPENAI_COMPAT_BASE_URL")
+    detail = (
+        "no provider key: set one of the keys above, or use a local OpenAI-compatible server "
+        "with --model openai-compat:NAME --base-url URL"
+    )
+    if compat:
+        detail = f"no key; a local server is set ({compat}): use --model openai-compat:NAME"
+    return Check(name="model", status="missing", detail=detail, fatal=not compat)
+
+
+def tool(name: str, install: str) -> Check:
+    path = shutil.which(name)
+    if path:
+        return Check(name=name, status="ok", detail=f"{path} ({_version(path)})")
+    return Check(name=name, status="missing", detail=f"not on PATH: {install}")
+
+
+def ripgrep() -> Check:
+    """taor's grep uses its own rg (the ripgrep package) when PATH has none; the model's
+    shell commands need it on PATH."""
+    from taor.tools.ripgrep import find_rg
+
+    on_path, own = shutil.which("rg"), find_rg()
+    if on_path:
+        return Check(name="rg", status="ok", detail=f"{on_path} ({_version(on_path)})")
+    install = "install ripgrep (apt-get install ripgrep, or brew install ripgrep)"
+    if own:
+        detail = (
+            f"not on PATH, so the model's commands cannot run it (taor's grep uses {own}): "
+            f"{install}, or add {Path(own).parent} to PATH"
+        )
+        return Check(name="rg", status="note", detail=detail)
+    detail = f"not found (taor's grep falls back to a slower search): {install}"
+    return Check(name="rg", status="missing", detail=detail)
+
+
+def bwrap() -> Check:
+    """A real sandbox started the way ``--sandbox`` starts one: bwrap can be installed and
+    still fail (in a container without user namespaces)."""
+    path = shutil.which("bwrap")
+    if path is None:
+        return Check(
+            name="bwrap",
+            status="missing",
+            detail="--sandbox needs bubblewrap: "
+            "apt-get install bubblewrap (Fedora: dnf install bubblewrap)",
+        )
+    from taor.env.sandbox import SandboxEnvironment
+
+    with tempfile.TemporaryDirectory() as root:
+        prefix = SandboxEnvironment(root).command_prefix(Path(root))
+        try:
+            run = subprocess.run(
+                [*prefix, "/bin/true"],
+                capture_output=True,
+                text=True,
+                timeout=PROBE_TIMEOUT,
+                stdin=subprocess.DEVNULL,
+            )
+            error = run.stderr.strip().splitlines()[-1] if run.returncode else ""
+            error = error or (f"exit code {run.returncode}" if run.returncode else "")
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            error = str(exc)
+    if not error:
+        return Check(name="bwrap", status="ok", detail=f"{path} starts a sandbox (--sandbox works)")
+    return Check(
+        name="bwrap",
+        status="broken",
+        detail=f"{path} is installed but cannot start a "
+        f"sandbox here ({error}); usual in a container without user namespaces: run "
+        "without --sandbox, or allow unprivileged user namespaces on the host",
+    )
+
+
+def sessions_dir(folder: Path) -> Check:
+    existing = next(p for p in (folder, *folder.parents) if p.exists())
+    if existing.is_dir() and os.access(existing, os.W_OK | os.X_OK):
+        return Check(name="sessions", status="ok", detail=f"{folder} (writable)")
+    return Check(
+        name="sessions",
+        status="broken",
+        fatal=True,
+        detail=f"{existing} is not "
+        f"writable, so no run can be recorded: fix its permissions, or set XDG_DATA_HOME",
+    )
+
+
+def local_model() -> Check:
+    return Check(
+        name="local model", status="note", detail="not set up: a later version installs it"
+    )
+
+
+def _version(path: str) -> str:
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return "version unknown"
+    lines = out.stdout.strip().splitlines()
+    return lines[0] if lines else "version unknown"
