@@ -10,10 +10,6 @@ from types import ModuleType
 
 import pytest
 
-import taor
-import taor.llm
-import taor.testing
-
 HEAVY = ("anthropic", "openai", "google", "httpx2", "pydantic", "jsonschema", "tenacity")
 
 
@@ -98,15 +94,17 @@ def test_each_package_exports_exactly_what_it_imports_sorted(name: str) -> None:
         assert not isinstance(value, ModuleType), f"{name}.{export} is a module"
 
 
-def test_taor_loads_each_name_from_the_module_its_type_imports_name() -> None:
-    where = dict(taor._WHERE)  # the lazy table
+@pytest.mark.parametrize("name", ["taor", "taor.env"])
+def test_a_lazy_package_loads_each_name_from_the_module_its_type_imports_name(name: str) -> None:
+    package = importlib.import_module(name)
+    where = dict(package._WHERE)  # the lazy table
     assert where == {
         export: source
-        for export, source in _imported_names(taor).items()
+        for export, source in _imported_names(package).items()
         if source != "taor._version"
     }
     for export, source in where.items():
-        assert getattr(taor, export) is getattr(importlib.import_module(source), export)
+        assert getattr(package, export) is getattr(importlib.import_module(source), export)
 
 
 def test_taor_tools_is_enough_to_write_a_tool() -> None:
@@ -120,3 +118,8 @@ def test_taor_tools_is_enough_to_write_a_tool() -> None:
     registry = taor.tools.ToolRegistry([shout])
     assert isinstance(shout, taor.tools.Tool) and registry.get("shout") is shout
     assert taor.tools.ToolOutput.of("x").text == "x"
+
+
+def test_importing_the_session_loads_no_sdk_and_no_schema_validator() -> None:
+    """Both are loaded when used: the SDK by the first request, jsonschema by the first tool."""
+    assert not imported_after("from taor import Session") & set(HEAVY)

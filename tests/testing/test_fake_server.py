@@ -1,5 +1,7 @@
 """FakeProviderServer's own behaviour, through the openai-compat adapter (any wire would do)."""
 
+import time
+
 import pytest
 
 from taor.errors import InvalidRequestError
@@ -82,3 +84,12 @@ def test_unknown_route_is_404() -> None:
         response = httpx2.post(server.url + "/v2/nothing", content=b"{}")
     assert response.status_code == 404
     assert "no route" in response.text
+
+
+async def test_records_when_each_request_arrived_on_the_wall_clock() -> None:
+    with FakeProviderServer([text("one"), text("two")]) as server:
+        before = time.time_ns()
+        await run(server, "a", "b")
+        after = time.time_ns()
+        first, second = (r.received_ns for r in server.requests)
+        assert before <= first <= second <= after

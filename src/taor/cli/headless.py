@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 from argparse import Namespace
@@ -76,6 +75,8 @@ def _headless(args: Namespace, settings: Settings, log: Logger) -> int:
 
 def _guarded(run: Coroutine[Any, Any, int], render: Renderer, log: Logger) -> int:
     """Run it; a configuration, provider or internal problem is one line on stderr."""
+    import asyncio  # here, not above: --help and usage errors answer without it
+
     try:
         return asyncio.run(run)
     except ConfigurationError as error:

@@ -4,12 +4,12 @@ line) and its exit code, from its events. Shared by ``headless`` (one input) and
 
 from __future__ import annotations
 
-import asyncio
-import signal
 import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import asyncio
+
     from taor.agent.events import Event
     from taor.agent.session import Session
 
@@ -65,6 +65,9 @@ class Outcome:
 def on_signals(session: Session) -> asyncio.Event:
     """SIGINT and SIGTERM interrupt the cycle and set the flag returned; the caller then ends
     the run, closes the session and exits ``EXIT_INTERRUPTED``."""
+    import asyncio  # not at the top: --help imports this module for the exit codes
+    import signal
+
     flag = asyncio.Event()
     loop = asyncio.get_running_loop()
 

@@ -1,52 +1,84 @@
-"""taor.env: the Environment protocol (files, processes, search) and its implementations."""
+"""taor.env: the Environment protocol (files, processes, search) and its implementations.
 
-from taor.env.base import (
-    Capabilities,
-    CommandResult,
-    DirEntry,
-    EnvError,
-    Environment,
-    FileStat,
-    GrepMatch,
-    OutputCallback,
-    PathNotFoundError,
-    PathPolicyError,
-    StreamName,
-    capabilities,
-)
-from taor.env.envvars import EnvPolicy, command_environ, filter_environ, is_secret, is_secret_name
-from taor.env.local import LocalEnvironment
-from taor.env.memory import MemoryEnvironment
-from taor.env.memory_commands import CommandHandler, CommandScript
-from taor.env.memory_faults import Call, Fault
-from taor.env.paths import PathPolicy, resolve_lexically
-from taor.env.sandbox import SandboxEnvironment
+Names are loaded on first access: a run under ``LocalEnvironment`` does not import the memory
+or sandbox environments (``import taor.env.local`` still runs this module first).
+"""
 
-__all__ = [
-    "Call",
-    "Capabilities",
-    "CommandHandler",
-    "CommandResult",
-    "CommandScript",
-    "DirEntry",
-    "EnvError",
-    "EnvPolicy",
-    "Environment",
-    "Fault",
-    "FileStat",
-    "GrepMatch",
-    "LocalEnvironment",
-    "MemoryEnvironment",
-    "OutputCallback",
-    "PathNotFoundError",
-    "PathPolicy",
-    "PathPolicyError",
-    "SandboxEnvironment",
-    "StreamName",
-    "capabilities",
-    "command_environ",
-    "filter_environ",
-    "is_secret",
-    "is_secret_name",
-    "resolve_lexically",
-]
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from taor.env.base import (
+        Capabilities,
+        CommandResult,
+        DirEntry,
+        EnvError,
+        Environment,
+        FileStat,
+        GrepMatch,
+        OutputCallback,
+        PathNotFoundError,
+        PathPolicyError,
+        StreamName,
+        capabilities,
+    )
+    from taor.env.envvars import (
+        EnvPolicy,
+        command_environ,
+        filter_environ,
+        is_secret,
+        is_secret_name,
+    )
+    from taor.env.local import LocalEnvironment
+    from taor.env.memory import MemoryEnvironment
+    from taor.env.memory_commands import CommandHandler, CommandScript
+    from taor.env.memory_faults import Call, Fault
+    from taor.env.paths import PathPolicy, resolve_lexically
+    from taor.env.sandbox import SandboxEnvironment
+
+# What ``taor.env`` exports, by the module that defines it; the imports above say the same for
+# type checkers, and a test holds the two together.
+_EXPORTS = {
+    "taor.env.base": (
+        "Capabilities",
+        "CommandResult",
+        "DirEntry",
+        "EnvError",
+        "Environment",
+        "FileStat",
+        "GrepMatch",
+        "OutputCallback",
+        "PathNotFoundError",
+        "PathPolicyError",
+        "StreamName",
+        "capabilities",
+    ),
+    "taor.env.envvars": (
+        "EnvPolicy",
+        "command_environ",
+        "filter_environ",
+        "is_secret",
+        "is_secret_name",
+    ),
+    "taor.env.local": ("LocalEnvironment",),
+    "taor.env.memory": ("MemoryEnvironment",),
+    "taor.env.memory_commands": ("CommandHandler", "CommandScript"),
+    "taor.env.memory_faults": ("Call", "Fault"),
+    "taor.env.paths": ("PathPolicy", "resolve_lexically"),
+    "taor.env.sandbox": ("SandboxEnvironment",),
+}
+_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'taor.env' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from importlib.resources import files
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -93,6 +92,8 @@ class Catalog:
     @classmethod
     def default(cls) -> Catalog:
         """The catalog shipped with taor."""
+        from importlib.resources import files  # here: importing taor reads no package data
+
         resource = files("taor.llm").joinpath("catalog.json")
         return cls(lambda: resource.read_text(encoding="utf-8"), source="taor catalog.json")
 

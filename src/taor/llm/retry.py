@@ -17,7 +17,6 @@ the ``retry`` event's ``discarded_text``. Both go through ``retry_stream``.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -133,6 +132,8 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
         return max(0.0, float(value))
     except ValueError:
         pass
+    import email.utils  # an HTTP date is rare: most servers send seconds
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

@@ -7,7 +7,8 @@ request. Streams use chunked transfer encoding, so a scripted disconnect is a re
 
 Every answer carries a request id in the header the provider uses (``request-id`` for Anthropic,
 ``x-request-id`` for OpenAI and Chat Completions; Gemini sends none), recorded as the request's
-``request_id``.
+``request_id``; each recorded request also has the wall-clock time its request line arrived
+(``received_ns``, from ``time.time_ns()``), to time a client process from its start.
 
 Usage is reported with a prefix-cache simulation (``taor.testing.prompt_cache``).
 """
@@ -139,6 +140,11 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # else each reused connection waits ~40 ms for delayed ACKs
     fake: FakeProviderServer
     _answer_headers: dict[str, str]  # sent with whatever answers the current request
+    _received_ns: int  # when the current request's first line arrived (time.time_ns())
+
+    def parse_request(self) -> bool:  # called as soon as the request line has been read
+        self._received_ns = time.time_ns()
+        return super().parse_request()
 
     def log_message(self, format: str, *args: Any) -> None:
         return None
@@ -158,7 +164,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         length = int(self.headers.get("content-length") or 0)
         body = self.rfile.read(length) if length else b""
-        request = received_request(wire, self.path, self.headers.items(), body)
+        request = received_request(
+            wire, self.path, self.headers.items(), body, received_ns=self._received_ns
+        )
         if wire.request_id_header and request.request_id:
             self._answer_headers = {wire.request_id_header: request.request_id}
         step = self.fake._next_step(request)

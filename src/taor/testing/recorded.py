@@ -17,3 +17,6 @@ class RecordedRequest:
     wire: str
     tool_results: tuple[str, ...] = field(default=())
     request_id: str | None = None  # the id the answer carries in its headers
+    # When its request line arrived: wall clock (``time.time_ns()``), which unlike a monotonic
+    # clock is shared with other processes, so a client's start can be compared with it.
+    received_ns: int = 0

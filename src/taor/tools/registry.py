@@ -24,9 +24,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
-
 from taor.llm.tooldef import ToolDefinition
 from taor.llm.types import ToolCallPart
 from taor.tools.base import Tool, ToolContext, ToolError, ToolOutput, definition_of
@@ -59,6 +56,8 @@ class ToolRegistry:
             self.register(tool)
 
     def register(self, tool: Tool) -> None:
+        from jsonschema import Draft202012Validator  # here: importing taor does not load it
+
         definition = definition_of(tool)
         validator = Draft202012Validator(dict(definition.parameters))
         self._entries[tool.name] = _Entry(tool=tool, definition=definition, validator=validator)
@@ -154,6 +153,8 @@ def _parse_arguments(call: ToolCallPart) -> dict[str, Any] | ToolOutput:
 
 def _schema_problem(validator: Any, arguments: dict[str, Any]) -> str | None:
     """The most relevant schema violation, with where it is, or ``None`` when valid."""
+    from jsonschema.exceptions import best_match
+
     error = best_match(validator.iter_errors(arguments))
     if error is None:
         return None

@@ -28,9 +28,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
 
-from taor.tools.patch_model import PatchParseError
-from taor.tools.patch_parse import parse_patch
-
 SubjectStyle = Literal["command", "path", "text"]
 Extractor = Callable[[Mapping[str, Any]], list[str]]
 
@@ -68,6 +65,9 @@ def _many_paths(arguments: Mapping[str, Any]) -> list[str]:
 
 def patch_paths(patch: str) -> list[str]:
     """Every path a v4a patch touches, in order, once each (headers scanned if it is invalid)."""
+    from taor.tools.patch_model import PatchParseError  # only a run that patches needs these
+    from taor.tools.patch_parse import parse_patch
+
     try:
         sections = parse_patch(patch)
         found = [p for s in sections for p in (s.path, getattr(s, "move_to", None)) if p]

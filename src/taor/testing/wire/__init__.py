@@ -86,9 +86,15 @@ def all_wires() -> tuple[WireFormat, ...]:
 
 
 def received_request(
-    wire: WireFormat, target: str, headers: Iterable[tuple[str, str]], body: bytes
+    wire: WireFormat,
+    target: str,
+    headers: Iterable[tuple[str, str]],
+    body: bytes,
+    *,
+    received_ns: int = 0,
 ) -> RecordedRequest:
-    """A POST to ``target`` as ``wire`` reads it (with an id when the provider sends one)."""
+    """A POST to ``target`` as ``wire`` reads it (with an id when the provider sends one),
+    which arrived at ``received_ns`` (``time.time_ns()``)."""
     parts = urlsplit(target)
     try:
         parsed = json.loads(body) if body else None
@@ -104,4 +110,5 @@ def received_request(
         wire=wire.name,
         tool_results=tuple(wire.tool_results(parsed)) if parsed is not None else (),
         request_id=f"req_fake{uuid.uuid4().hex[:24]}" if wire.request_id_header else None,
+        received_ns=received_ns,
     )

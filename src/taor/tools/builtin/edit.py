@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taor.env.base import Environment
 from taor.tools.base import ToolContext, ToolError, ToolOutput
 from taor.tools.builtin._common import environment_of, guarded, missing_file_message, model_output
 from taor.tools.edit import apply_edit
-from taor.tools.patch import FileChange, PatchResult, apply_patch, parse_patch
+
+if TYPE_CHECKING:  # the patch machinery is imported by the first apply_patch call
+    from taor.tools.patch import FileChange, PatchResult
 
 
 async def read_utf8(env: Environment, path: str) -> str | None:
@@ -112,6 +114,8 @@ class ApplyPatchTool:
         return await guarded(self._apply(arguments, context))
 
     async def _apply(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
+        from taor.tools.patch import apply_patch, parse_patch
+
         env, patch = environment_of(context), str(arguments["patch"])
         originals: dict[str, str | None] = {}
         for section in parse_patch(patch):
