@@ -15,7 +15,7 @@ from taor.agent.record.transcript import problems
 from taor.agent.record.turns import AssistantTurn, NoticeTurn, ToolResultsTurn, Turn, UserTurn
 from taor.agent.session import Session
 from taor.env.memory import MemoryEnvironment
-from taor.errors import TranscriptError
+from taor.errors import ModelNotFoundError, TranscriptError
 from taor.llm.types import Message, TextPart, ToolCallPart, ToolResultPart
 from taor.testing import ScriptedModel, text, tool_calls
 
@@ -187,3 +187,17 @@ async def test_a_crash_after_earlier_rounds_is_repaired_in_the_file(tmp_path: Pa
 async def test_resuming_a_missing_file_is_a_transcript_error(tmp_path: Path) -> None:
     with pytest.raises(TranscriptError, match="no such transcript"):
         Session.resume(tmp_path / "nothing.jsonl", ScriptedModel(), environment=env())
+
+
+async def test_a_provider_error_that_ends_a_cycle_is_a_notice_in_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    failing = ScriptedModel([ModelNotFoundError("no such model: claude-x", provider="anthropic")])
+    async with Session.recorded(path, failing, environment=env(), config=config()) as session:
+        result = await session.run("hello")
+    assert result.stop_reason == "error"
+    turns = load(path).turns
+    assert [t.kind for t in turns] == ["user", "notice"]
+    notice = turns[-1]
+    assert isinstance(notice, NoticeTurn) and notice.text.startswith("error: ")
+    assert "no such model: claude-x" in notice.text
+    assert problems(list(turns)) == []  # a notice is never sent: the history stays valid

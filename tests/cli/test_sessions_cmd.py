@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from taor.testing import FakeProviderServer, text, tool_calls
+from taor.testing import FakeProviderServer, HttpError, text, tool_calls
 
 from .support import data_home, local, taor
 
@@ -87,6 +87,17 @@ def test_show_prints_the_transcript_by_a_prefix_of_the_id(
     assert body[2].startswith("    Exit code: 0")  # the result under its call, folded:
     assert body[3:7] == ["    1", "    2", "    3", "    … 7 more lines"]  # 4 of 11 lines
     assert body[7:] == ["Counted to ten."]
+
+
+def test_show_prints_the_error_that_ended_a_run(tmp_path: Path, server: FakeProviderServer) -> None:
+    server.push(HttpError(status=404, message="model local not found"))
+    done = taor("-p", "hello", *local(server), cwd=tmp_path)
+    assert done.returncode == 1
+    code, out, _ = sessions(tmp_path, "show", "")  # the only session: the empty prefix names it
+    assert code == 0
+    body = out.split("\n\n", 1)[1].splitlines()
+    assert body[0] == "> hello" and body[1].startswith("[error: ")
+    assert "model local not found" in body[1]
 
 
 def test_show_with_an_id_that_names_none_or_several(

@@ -35,7 +35,7 @@ from taor.agent.loop.steps import (
     stop_hook,
 )
 from taor.agent.loop.tool_round import run_round
-from taor.agent.record.turns import ToolResultsTurn
+from taor.agent.record.turns import NoticeTurn, ToolResultsTurn
 from taor.agent.runtime import Runtime
 from taor.errors import ProviderError
 from taor.llm.types import ToolResultPart
@@ -72,11 +72,12 @@ async def run_cycle(rt: Runtime, cycle: int, prompt: str) -> AsyncGenerator[Even
             at.limit = rt.wall_time_limit()
     except ProviderError as error:
         at.stop = "error"
-        for event in _failed(rt, error):
+        for event in await _failed(rt, error):
             yield event
     except Exception as error:  # a bug in taor or a host callback: keep the session usable
         at.stop = "error"
         await settle_pending(rt, at.results, "cancelled")
+        await rt.append(NoticeTurn(text=f"internal error: {error!r}"))
         yield ErrorEvent(message=f"Internal error: {error!r}", error_type=type(error).__name__)
     if at.limit is not None:
         async for event in _limit_summary(rt, at):
@@ -133,12 +134,14 @@ async def _limit_summary(rt: Runtime, at: _Progress) -> AsyncIterator[Event]:
             yield event
     except ProviderError as error:  # only a bad key gets this far: the session closes
         at.stop = "error"
-        for event in _failed(rt, error):
+        for event in await _failed(rt, error):
             yield event
     response = at.streamed.response
     at.text = response.text if response else at.streamed.partial_text() or at.text
 
 
-def _failed(rt: Runtime, error: ProviderError) -> list[Event]:
+async def _failed(rt: Runtime, error: ProviderError) -> list[Event]:
+    """The cycle ends on a provider error; the transcript says so, for people reading it."""
     rt.cycle.failure = error
+    await rt.append(NoticeTurn(text=f"error: {error}"))
     return failure_events(error)
