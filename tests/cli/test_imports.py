@@ -36,7 +36,7 @@ def test_version_and_help_load_no_library(tmp_path: Path, flag: str) -> None:
     run = taor(flag, cwd=tmp_path, env=IMPORT_REPORT)
     assert run.returncode == 0 and run.stdout.startswith(("taor ", "usage: taor"))
     names = imported(run)
-    assert not {"asyncio", "taor.agent", "taor.llm", "taor.tools", "taor.env"} & names
+    assert not {"asyncio", "tomllib", "taor.agent", "taor.llm", "taor.tools", "taor.env"} & names
     assert not {"openai", "anthropic", "google", "httpx2", "jsonschema"} & packages(names)
 
 

@@ -4,7 +4,6 @@ python-dotenv) and the flags of this run."""
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,8 @@ class Layer:
 
 def file_layer(path: Path, base: Path) -> Layer | None:
     """The settings in a TOML file, or None when there is no such file."""
+    import tomllib  # here: taor --help builds its flags from the schema, and reads no file
+
     try:
         with path.open("rb") as handle:
             table = tomllib.load(handle)
