@@ -78,12 +78,14 @@ def test_a_limit_exits_3(tmp_path: Path, server: FakeProviderServer) -> None:
     assert done.returncode == 3
 
 
-def test_a_provider_error_exits_1_without_a_traceback(tmp_path: Path) -> None:
+def test_a_provider_error_exits_1_with_one_line_and_no_traceback(tmp_path: Path) -> None:
     done = taor(
         "-p", "hi", "--model", "openai-compat:x", "--base-url", "http://127.0.0.1:9/v1",
         cwd=tmp_path,
     )  # fmt: skip
     assert done.returncode == 1 and "Traceback" not in done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("taor: ") and "connect" in line.lower()
 
 
 @pytest.mark.parametrize(

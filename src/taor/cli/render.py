@@ -38,6 +38,8 @@ class Renderer:
             text = summary["result"]
             if text:
                 self._write(self.out, text)
+            if summary.get("error") and not self.progress:  # else it was shown as it happened
+                self.problem(summary["error"])
         else:
             self._line({"type": "result", **summary})
 
