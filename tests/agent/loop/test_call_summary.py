@@ -17,6 +17,7 @@ PATCH3 = (
     [
         ("shell", {"command": "pytest -q", "timeout": 60}, "shell: pytest -q"),
         ("read_file", {"path": "src/app.py", "offset": 10}, "read_file: src/app.py"),
+        ("read_file", {"file_path": "/w/app.py"}, "read_file: /w/app.py"),  # Claude's name
         (
             "edit_file",
             {"path": "src/app.py", "old_string": "a", "new_string": "b"},

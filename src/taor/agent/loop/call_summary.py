@@ -36,8 +36,8 @@ def _text(arguments: Mapping[str, Any], key: str) -> str | None:
 
 
 def _detail(name: str, arguments: Mapping[str, Any]) -> str | None:
-    if name in _PATH_TOOLS:
-        return _text(arguments, "path")
+    if name in _PATH_TOOLS:  # by taor's name or a profile's native one (Claude's file_path)
+        return _text(arguments, "path") or _text(arguments, "file_path")
     form = _FORMS.get(name)
     return form(arguments) if form else None
 
