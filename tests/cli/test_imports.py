@@ -11,9 +11,10 @@ import pytest
 
 from taor.testing import FakeProviderServer, text
 
-from .support import local, taor
+from .support import taor
 
 IMPORT_REPORT = {"PYTHONPROFILEIMPORTTIME": "1"}
+SDKS = {"openai", "anthropic", "google"}
 
 
 def imported(run: subprocess.CompletedProcess[str]) -> set[str]:
@@ -37,18 +38,30 @@ def test_version_and_help_load_no_library(tmp_path: Path, flag: str) -> None:
     assert run.returncode == 0 and run.stdout.startswith(("taor ", "usage: taor"))
     names = imported(run)
     assert not {"asyncio", "tomllib", "taor.agent", "taor.llm", "taor.tools", "taor.env"} & names
-    assert not {"openai", "anthropic", "google", "httpx2", "jsonschema"} & packages(names)
+    assert not (SDKS | {"httpx2", "jsonschema"}) & packages(names)
 
 
-def test_a_local_model_run_imports_the_openai_sdk_and_no_other(
-    tmp_path: Path, server: FakeProviderServer
+@pytest.mark.parametrize(
+    ("model", "provider", "sdk"),
+    [
+        ("openai-compat:local", "openai-compat", "openai"),
+        ("openai:gpt-5.1", "openai", "openai"),
+        ("anthropic:claude-sonnet-4-5", "anthropic", "anthropic"),
+        ("gemini:gemini-2.5-pro", "gemini", "google"),
+    ],
+)
+def test_a_run_imports_its_providers_sdk_and_no_other(
+    tmp_path: Path, server: FakeProviderServer, model: str, provider: str, sdk: str
 ) -> None:
     server.push(text("done"))
-    run = taor("-p", "hi", *local(server), cwd=tmp_path, env=IMPORT_REPORT)
+    keys = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k", "GEMINI_API_KEY": "k"}
+    base_url = server.base_url(provider)
+    run = taor(
+        "-p", "hi", "--model", model, "--base-url", base_url, cwd=tmp_path, env=IMPORT_REPORT | keys
+    )
     assert (run.returncode, run.stdout) == (0, "done\n")
     names = imported(run)
-    assert "openai" in names
-    assert not {"anthropic", "google"} & packages(names)
+    assert packages(names) & SDKS == {sdk}
     # the local environment only: the sandbox's and the test double's modules stay unloaded
     assert "taor.env.local" in names
     assert not {"taor.env.sandbox", "taor.env.memory"} & names
