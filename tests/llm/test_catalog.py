@@ -98,7 +98,7 @@ def test_cost_openai_cache_reads_and_null_write_price(catalog: Catalog) -> None:
 
 def test_every_shipped_entry_is_valid(catalog: Catalog) -> None:
     models = catalog.models()
-    assert {m.provider for m in models} == {"anthropic", "openai", "gemini"}
+    assert {m.provider for m in models} == {"anthropic", "openai", "gemini", "local"}
     for m in models:
         assert m.known
         assert m.id
@@ -114,6 +114,15 @@ def test_every_shipped_entry_is_valid(catalog: Catalog) -> None:
         assert catalog.lookup(m.provider, m.id) is m
         for alias in m.aliases:
             assert catalog.lookup(m.provider, alias) is m
+
+
+def test_local_models_are_free_known_or_not(catalog: Catalog) -> None:
+    known = catalog.lookup("local", "qwen2.5-coder-1.5b")
+    own = catalog.lookup("local", "/models/mine.gguf")
+    assert (known.known, known.context_window) == (True, 8192)
+    assert (own.known, own.context_window, own.max_output) == (False, 8192, 2048)
+    usage = Usage(input_tokens=1000, output_tokens=1000)
+    assert catalog.cost(known, usage) == catalog.cost(own, usage) == 0.0
 
 
 def test_models_filters_by_provider(catalog: Catalog) -> None:

@@ -15,7 +15,8 @@ surcharges. Entries say so in their ``note``.
 
 Unknown model ids pass through: ``lookup`` returns conservative per-provider defaults with
 ``known=False`` and no prices. An ``openai-compat`` server (Ollama, vLLM, llama.cpp) gets the
-compat default (32K context, 4K output) unless the id is listed under that provider.
+compat default (32K context, 4K output) unless the id is listed under that provider; a ``local``
+GGUF file of one's own gets 8K context, 2K output and zero prices.
 """
 
 from __future__ import annotations
@@ -78,6 +79,10 @@ _FALLBACKS: Mapping[str, ModelInfo] = MappingProxyType(
     }
 )
 _COMPAT_FALLBACK = _fallback("openai-compat", 32_768, 4_096, False)
+# A GGUF file of one's own under the local provider: the server's default context, free.
+_FALLBACKS_PRICED: Mapping[str, ModelInfo] = MappingProxyType(
+    {"local": replace(_fallback("local", 8_192, 2_048, False), input_price=0.0, output_price=0.0)}
+)
 
 
 class Catalog:
@@ -110,7 +115,7 @@ class Catalog:
         for key in (model_id, model_id.removeprefix("models/")):
             if (provider, key) in index:
                 return index[(provider, key)]
-        base = _FALLBACKS.get(provider, _COMPAT_FALLBACK)
+        base = _FALLBACKS.get(provider) or _FALLBACKS_PRICED.get(provider, _COMPAT_FALLBACK)
         return replace(base, id=model_id, provider=provider, display_name=model_id)
 
     def models(self, provider: str | None = None) -> list[ModelInfo]:

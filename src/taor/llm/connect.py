@@ -1,5 +1,7 @@
 """``connect("provider:model")``: a ready ``Model`` from a model string, keys from the
-environment (or arguments). Nothing here imports a provider SDK until a request is made."""
+environment (or arguments). Nothing here imports a provider SDK until a request is made.
+``local`` (alone, ``local:NAME`` or ``local:/path/model.gguf``) is a llama.cpp server taor runs
+itself (``taor.llm.local``)."""
 
 from __future__ import annotations
 
@@ -41,11 +43,15 @@ PROVIDERS: Mapping[str, _Provider] = {
         ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
         ("GEMINI_BASE_URL",),
     ),
+    "local": _Provider("taor.llm.local.model:LocalModel", (), (), key_required=False),
 }
+LOCAL = "local"
 
 
 def parse_model_string(model: str) -> tuple[str, str]:
     provider, sep, model_id = model.partition(":")
+    if provider == LOCAL:
+        return provider, model_id  # alone: the default local model
     if not sep or not model_id:
         raise ConfigurationError(
             f"model {model!r} needs a provider prefix, like 'anthropic:claude-sonnet-4-5'; "
@@ -73,6 +79,10 @@ def connect(
     provider, model_id = parse_model_string(model)
     spec = PROVIDERS[provider]
     env = os.environ if env is None else env
+    if provider == LOCAL:
+        local = importlib.import_module("taor.llm.local.model")
+        served: Model = local.connect_local(model_id, env=env, timeouts=timeouts, **options)
+        return served
     api_key = api_key or _first(env, spec.key_vars)
     base_url = base_url or _first(env, spec.base_url_vars)
     if not api_key and spec.key_required:

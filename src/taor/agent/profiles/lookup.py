@@ -40,6 +40,7 @@ _ALIASES: Mapping[str, ProfileId] = {
     "google-genai": "gemini",
     "vertex": "gemini",
     "vertexai": "gemini",
+    "local": "openai-compat",  # taor's own llama.cpp server
 }
 _MODEL_PREFIXES: tuple[tuple[str, ProfileId], ...] = (
     ("claude-", "anthropic"),

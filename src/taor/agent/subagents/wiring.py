@@ -105,7 +105,15 @@ def child_model(parent: Model, override: str | None) -> Model | str:
         return parent
     if override in (parent.model_id, f"{parent.provider}:{parent.model_id}"):
         return parent
+    if override == parent.provider == "local" and parent.model_id == _default_local():
+        return parent  # "local" names the default local model: share its server
     return override
+
+
+def _default_local() -> str:
+    from taor.llm.local.known import DEFAULT
+
+    return DEFAULT
 
 
 def decide_for_child(

@@ -1,0 +1,59 @@
+"""The child process that runs llama.cpp's server: ``python -m taor.llm.local.serve SETTINGS``.
+
+``SETTINGS`` is the JSON of ``ServerSettings``. The child prints one line,
+``{"address": "http://127.0.0.1:PORT"}``, once the model is loaded and the server listens, and
+runs until its standard input closes: the parent closes it to stop the server, and the kernel
+closes it when the parent dies however it dies (SIGKILL included), so no server outlives taor.
+Its standard error is llama.cpp's log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from typing import Any
+
+
+def main(argv: list[str]) -> int:
+    settings = json.loads(argv[0])
+    threading.Thread(target=_exit_when_parent_goes, daemon=True).start()
+    import xllamacpp
+
+    try:
+        server = xllamacpp.Server(_params(xllamacpp, settings))
+    except Exception as error:  # llama.cpp logged why; the parent quotes the log
+        print(f"taor serve: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
+        os._exit(1)  # not sys.exit: the watcher thread holds stdin
+    print(json.dumps({"address": server.listening_address}), flush=True)
+    threading.Event().wait()  # the watcher ends the process
+    return 0
+
+
+def _exit_when_parent_goes() -> None:
+    while sys.stdin.buffer.read(4096):
+        pass
+    os._exit(0)  # at once: llama.cpp's threads would only delay a normal exit
+
+
+def _params(xllamacpp: Any, settings: dict[str, Any]) -> Any:
+    params = xllamacpp.CommonParams()
+    params.model.path = settings["model_path"]
+    params.n_ctx = settings["context_size"]
+    params.n_parallel = 1  # one conversation at a time: the whole context for it
+    for cpu in (params.cpuparams, params.cpuparams_batch):
+        cpu.n_threads = settings["threads"]
+        cpu.poll = 0  # sleep instead of spinning between tasks (a spinning server starves tools)
+    params.hostnames = ["127.0.0.1"]
+    params.port = 0  # a free port, read back from listening_address
+    params.ui = False
+    params.use_jinja = True
+    params.cache_ram_mib = settings["cache_ram_mib"]
+    if settings.get("chat_template"):
+        params.chat_template = settings["chat_template"]
+    return params
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
