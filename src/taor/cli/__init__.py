@@ -23,6 +23,7 @@ SUBCOMMANDS = {
     "sessions": "taor.cli.sessions_cmd",
     "config": "taor.cli.config_cmd",
     "doctor": "taor.cli.doctor",
+    "models": "taor.cli.models",
 }
 
 

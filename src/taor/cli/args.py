@@ -12,7 +12,8 @@ from taor.errors import ConfigurationError
 
 EPILOG = """configuration: ~/.config/taor/config.toml, then .taor/config.toml at the git root,
   then TAOR_* variables (or the project's .env), then flags; see `taor config show`.
-other commands: taor config show, taor sessions [--all], taor sessions show ID, taor doctor
+other commands: taor config show, taor sessions [--all], taor sessions show ID, taor doctor,
+  taor models list, taor models install [NAME]
 
 exit codes:
   0    done

