@@ -1,5 +1,6 @@
 """The base of every adapter: the official SDK client for authentication, endpoints and error
-types; taor's own request encoding (cached per message) and SSE parsing for speed."""
+types (a plain httpx2 ``RawClient`` for OpenAI-compatible servers); taor's own request encoding
+(cached per message) and SSE parsing for speed."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The OpenAI-compatible ``HttpModel``: the SDK client (for a server's ``base_url``), the
-request body from cached fragments, and the stream translation."""
+"""The OpenAI-compatible ``HttpModel``: a plain httpx2 client for a server's ``base_url`` (the
+``openai`` SDK would add only its import time), the request body from cached fragments, and
+the stream translation."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from taor.errors import ConfigurationError, IdleTimeoutError, StreamInterruptedError
 from taor.llm.adapters._base import HttpModel
 from taor.llm.adapters._http import FragmentCache, dumps
+from taor.llm.adapters._raw import RawClient
 from taor.llm.adapters.openai_compat import _request as body
 from taor.llm.adapters.openai_compat._request import PROVIDER
 from taor.llm.adapters.openai_compat._stream import ChatStream
@@ -32,17 +34,13 @@ class OpenAICompatModel(HttpModel):
             raise ConfigurationError(
                 "openai-compat needs the server's base_url, e.g. http://localhost:11434/v1"
             )
-        from openai import AsyncOpenAI
-
-        client = AsyncOpenAI(
-            api_key=self._api_key or "not-needed",
+        return RawClient(
+            provider=self.provider,
             base_url=self._base_url,
-            max_retries=0,
+            api_key=self._api_key or "not-needed",  # some proxies want the header there
             timeout=self._httpx_timeout(),
-            http_client=self._http_client(),
+            transport=self._transport,
         )
-        client.organization = client.project = None  # OPENAI_ORG_ID is no business of theirs
-        return client
 
     def _encode(self, request: Request) -> tuple[str, bytes, dict[str, str]]:
         head: dict[str, Any] = {
