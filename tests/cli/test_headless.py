@@ -68,8 +68,13 @@ def test_stream_json_is_every_event_then_the_result(
 def test_a_denied_call_in_headless_mode_exits_4(tmp_path: Path, server: FakeProviderServer) -> None:
     server.push(tool_calls(("shell", {"command": "touch made"})), text("Could not run it."))
     done = taor("-p", "make a file", *local(server), cwd=tmp_path)
-    assert done.returncode == 4
+    assert (done.returncode, done.stdout) == (4, "Could not run it.\n")
     assert not (tmp_path / "made").exists()
+    assert "1 tool call(s) denied (shell)" in done.stderr and "--allow" in done.stderr
+    server.push(tool_calls(("shell", {"command": "touch made"})), text("Could not run it."))
+    done = taor("-p", "again", *local(server), "--output-format", "json", cwd=tmp_path)
+    (denial,) = json.loads(done.stdout)["permission_denials"]
+    assert denial["tool"] == "shell" and denial["call_id"]
 
 
 def test_a_limit_exits_3(tmp_path: Path, server: FakeProviderServer) -> None:

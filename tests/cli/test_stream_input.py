@@ -183,6 +183,7 @@ def test_at_the_end_of_stdin_an_open_permission_request_is_denied(
     assert not (tmp_path / "made").exists()
     (result,) = [line for line in run.seen if line.get("type") == "result"]
     assert result["result"] == "Could not."
+    assert [d["tool"] for d in result["permission_denials"]] == ["shell"]
 
 
 def test_malformed_lines_get_error_lines_and_the_run_goes_on(

@@ -27,14 +27,24 @@ class Outcome:
 
         self._builder = ResultBuilder()
         self._started = time.monotonic()
-        self.denied = False
+        self.denials: list[dict[str, str]] = []  # calls no one could allow: tool and call id
+
+    @property
+    def denied(self) -> bool:
+        return bool(self.denials)
+
+    def deny(self, name: str, call_id: str) -> None:
+        self.denials.append({"tool": name, "call_id": call_id})
 
     def feed(self, event: Event) -> None:
         if event.agent_id:
             return
         self._builder.feed(event)
-        if event.kind == "permission_decision" and event.decision == "deny":
-            self.denied = self.denied or event.source == "default"
+        if event.kind == "permission_decision" and (event.decision, event.source) == (
+            "deny",
+            "default",
+        ):
+            self.deny(event.name, event.call_id)
 
     def summary(self, session_id: str) -> dict[str, Any]:
         result = self._builder.result()
@@ -49,6 +59,7 @@ class Outcome:
             "model_calls": result.turns,
             "tool_calls": result.tool_calls,
             "duration_s": round(time.monotonic() - self._started, 3),
+            "permission_denials": self.denials,
         }
 
     def exit_code(self) -> int:

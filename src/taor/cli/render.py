@@ -40,6 +40,8 @@ class Renderer:
                 self._write(self.out, text)
             if summary.get("error") and not self.progress:  # else it was shown as it happened
                 self.problem(summary["error"])
+            if summary.get("permission_denials"):
+                self.problem(denials_hint(summary["permission_denials"]))
         else:
             self._line({"type": "result", **summary})
 
@@ -59,6 +61,15 @@ class Renderer:
             stream.flush()
         except BrokenPipeError:
             os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+
+
+def denials_hint(denials: list[dict[str, str]]) -> str:
+    tools = ", ".join(dict.fromkeys(d["tool"] for d in denials))
+    return (
+        f"{len(denials)} tool call(s) denied ({tools}): no one could allow them here. Allow them "
+        "with --permission-mode accept_edits|bypass, --allow RULE (e.g. --allow 'shell(pytest*)'), "
+        "or [permissions] in .taor/config.toml"
+    )
 
 
 def progress_line(event: Event) -> str | None:

@@ -87,6 +87,7 @@ class StreamRun:
         self._settled = asyncio.Event()
         self._settled.set()
         self._asking: dict[tuple[str, str], str] = {}  # (agent, call id): open request's id
+        self._left_unanswered: set[str] = set()  # requests denied at the end of the input
         self._input_ended = False
 
     async def serve(
@@ -142,6 +143,8 @@ class StreamRun:
                 self._deny(event.request_id, event.agent_id)
         elif isinstance(event, PermissionDecision):
             self._asking.pop((event.agent_id, event.call_id), None)
+            if event.request_id in self._left_unanswered and self._cycle is not None:
+                self._cycle[1].deny(event.name, event.call_id)
         if event.agent_id:
             return
         if isinstance(event, UserInput):
@@ -177,8 +180,8 @@ class StreamRun:
             self.session.decide(request_id, "deny", NO_ONE_LEFT, agent_id=agent_id)
         except TaorError:  # answered or withdrawn meanwhile (an interrupt)
             return
-        if self._cycle is not None:
-            self._cycle[1].denied = True
+        if not agent_id:
+            self._left_unanswered.add(request_id)
 
 
 async def _unless(work: Coroutine[Any, Any, T], stops: tuple[asyncio.Future[Any], ...]) -> T | None:
