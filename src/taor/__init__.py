@@ -5,8 +5,7 @@ Importing taor does nothing: no I/O, no provider SDK. Names are loaded on first 
 
 from __future__ import annotations
 
-import importlib
-
+from taor._lazy import exports
 from taor._version import __version__
 
 TYPE_CHECKING = False  # importing typing would be most of ``import taor``'s cost
@@ -128,16 +127,9 @@ _EXPORTS = {
         "tool_result",
     ),
 }
-_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
-__all__ = sorted(["__version__", *_WHERE])
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'taor' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__, _dir = exports("taor", _EXPORTS)
+__all__ = sorted(["__version__", *_dir()])
 
 
 def __dir__() -> list[str]:
-    return sorted(__all__)
+    return __all__

@@ -35,6 +35,11 @@ def new_path(folder: Path, session_id: str) -> Path:
     return folder / f"{stamp}-{session_id}.jsonl"
 
 
+def session_id(path: Path) -> str:
+    """The id in a transcript's file name (``<start>-<id>.jsonl``)."""
+    return path.stem.split("-", 1)[-1]
+
+
 def _all(folder: Path) -> list[Path]:
     return sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
 
@@ -46,12 +51,13 @@ def newest(folder: Path) -> Path:
     return found[-1]
 
 
-def by_id(folder: Path, prefix: str) -> Path:
-    """The session whose id starts with ``prefix``; a clear error for none or several."""
-    found = [p for p in _all(folder) if p.stem.split("-", 1)[-1].startswith(prefix)]
+def by_id(folders: list[Path], prefix: str, *, scope: str = "of this project") -> Path:
+    """The session in ``folders`` whose id starts with ``prefix``; a clear error for none or
+    several (``scope`` says where it looked)."""
+    found = [p for folder in folders for p in _all(folder) if session_id(p).startswith(prefix)]
     if len(found) == 1:
         return found[0]
     if not found:
-        raise ConfigurationError(f"no session of this project has an id starting {prefix!r}")
-    ids = ", ".join(p.stem.split("-", 1)[-1][:12] for p in found)
+        raise ConfigurationError(f"no session {scope} has an id starting {prefix!r}")
+    ids = ", ".join(session_id(p)[:12] for p in found)
     raise ConfigurationError(f"{prefix!r} names several sessions ({ids}); give more of the id")

@@ -90,7 +90,10 @@ def _show(prefix: str, folders: list[Path] | None, here: Path) -> int:
     from taor.cli.sessions_show import render
 
     try:
-        path = sessions.by_id(here, prefix) if folders is None else _find(prefix, folders)
+        if folders is None:
+            path = sessions.by_id([here], prefix)
+        else:
+            path = sessions.by_id(folders, prefix, scope="of any project")
         loaded = load(path)
     except ConfigurationError as error:
         print(f"taor sessions show: {error}", file=sys.stderr)
@@ -101,19 +104,3 @@ def _show(prefix: str, folders: list[Path] | None, here: Path) -> int:
     width = shutil.get_terminal_size((80, 24)).columns
     print("\n".join(render(loaded, path, width)))
     return 0
-
-
-def _find(prefix: str, folders: list[Path]) -> Path:
-    """The one session of any project whose id starts with ``prefix``."""
-    found = [
-        path
-        for folder in folders
-        for path in folder.glob("*.jsonl")
-        if path.stem.split("-", 1)[-1].startswith(prefix)
-    ]
-    if len(found) == 1:
-        return found[0]
-    if not found:
-        raise ConfigurationError(f"no session has an id starting {prefix!r}")
-    ids = ", ".join(p.stem.split("-", 1)[-1][:12] for p in found)
-    raise ConfigurationError(f"{prefix!r} names several sessions ({ids}); give more of the id")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from taor.agent.record.summary import TranscriptSummary, summarize
-from taor.cli.sessions import project_root
+from taor.cli.sessions import project_root, session_id
 from taor.errors import TranscriptError
 
 ELLIPSIS = "…"
@@ -30,7 +30,7 @@ class Row:
 
     @property
     def session_id(self) -> str:
-        return self.summary.session_id if self.summary else self.path.stem.split("-", 1)[-1]
+        return self.summary.session_id if self.summary else session_id(self.path)
 
 
 def rows(folder: Path) -> list[Row]:

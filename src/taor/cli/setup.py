@@ -127,7 +127,9 @@ def session_from(args: argparse.Namespace, settings: Settings) -> tuple[Session,
     folder = sessions.sessions_dir(Path(environment.working_directory()))
     earlier = None
     if args.continue_ or args.resume:
-        earlier = sessions.newest(folder) if args.continue_ else sessions.by_id(folder, args.resume)
+        earlier = (
+            sessions.newest(folder) if args.continue_ else sessions.by_id([folder], args.resume)
+        )
     model = model_from(settings)
     config = config_from(settings, interactive=settings.input_format == "stream-json")
     options: SessionOptions = {"environment": environment, "config": config}

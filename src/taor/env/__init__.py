@@ -6,8 +6,9 @@ or sandbox environments (``import taor.env.local`` still runs this module first)
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from taor._lazy import exports
 
 if TYPE_CHECKING:
     from taor.env.base import (
@@ -69,16 +70,5 @@ _EXPORTS = {
     "taor.env.paths": ("PathPolicy", "resolve_lexically"),
     "taor.env.sandbox": ("SandboxEnvironment",),
 }
-_WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
-__all__ = sorted(_WHERE)
-
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'taor.env' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = exports("taor.env", _EXPORTS)
+__all__ = __dir__()
