@@ -1,11 +1,14 @@
-"""A session that takes one tool call per reply (the local-model profile's choice): the model
-is asked for one, and when it sends more, only the first runs and the others are answered."""
+"""Calls answered without running: a session that takes one tool call per reply (the
+local-model profile's choice) runs only the first of several, and the last call of a reply cut
+at the output token limit is answered, not run."""
 
 from __future__ import annotations
 
-from taor.agent.config import SessionConfig
+from dataclasses import replace
+
+from taor.agent.config import PermissionConfig, SessionConfig
 from taor.agent.events import ToolCallEnd
-from taor.agent.loop.tool_round import ONE_AT_A_TIME
+from taor.agent.loop.tool_round import CUT_OFF, ONE_AT_A_TIME
 from taor.agent.record.transcript import problems
 from taor.agent.session import Session
 from taor.env.memory import MemoryEnvironment
@@ -50,3 +53,29 @@ async def test_sessions_take_parallel_calls_unless_their_profile_says_otherwise(
     chosen = SessionConfig(parallel_tool_calls=True)
     assert Session(local, environment=env, config=chosen).config.parallel_tool_calls is True
     await local.aclose()
+
+
+async def test_the_last_call_of_a_reply_cut_at_max_tokens_is_answered_not_run(
+    fake_server: FakeProviderServer,
+) -> None:
+    """Through the real stream: finish_reason "length" with calls whose last was cut short."""
+    cut = replace(
+        tool_calls(
+            ("shell", {"command": "echo one >> log"}),
+            ("shell", {"command": "echo two >> log"}),
+            ("shell", {"command": "rm -rf build"}),  # the server says it stopped mid-call
+        ),
+        finish="length",
+    )
+    fake_server.push(cut, text("done"))
+    model = connect("openai-compat:qwen", base_url=fake_server.base_url("openai-compat"))
+    env = MemoryEnvironment()
+    cfg = config(parallel_tool_calls=True, permissions=PermissionConfig(mode="bypass"))
+    async with Session(model, environment=env, config=cfg) as session:
+        events = await collect(session, "go")
+        ends = of(events, ToolCallEnd)
+        assert [e.output == CUT_OFF for e in ends] == [False, False, True]
+        ran = [call.arguments.get("command") for call in env.calls_of("run")]
+        assert "echo two >> log" in ran and "rm -rf build" not in ran
+        assert problems(session.history) == []
+    await model.aclose()

@@ -111,7 +111,8 @@ async def _think_act_observe(
         rt.cycle.rounds += 1
         rt.cycle.calls += len(calls)
         at.results = {}
-        async for event in run_round(rt, calls, at.results):
+        cut = at.streamed.response.finish_reason.reason == "length"
+        async for event in run_round(rt, calls, at.results, cut=cut):
             yield event
         await rt.append(ToolResultsTurn(results=tuple(at.results[c.id] for c in calls)))
         for event in await rt.drain_steering():

@@ -32,6 +32,10 @@ ONE_AT_A_TIME = (
     "Not run: make one tool call per reply. Only the first call of your reply ran; call this "
     "one again on its own once you have its result."
 )
+CUT_OFF = (
+    "Not run: your reply was cut off at the output token limit while you were writing this "
+    "call, so its arguments may be incomplete. Make the call again, shorter, or split the work."
+)
 _LIFTED = ("full_output", "output_file")  # metadata that tool_call_end carries as fields
 
 
@@ -51,11 +55,19 @@ def _batches(rt: Runtime, calls: Sequence[ToolCallPart]) -> list[list[ToolCallPa
 
 
 async def run_round(
-    rt: Runtime, calls: Sequence[ToolCallPart], results: dict[str, ToolResultPart]
+    rt: Runtime,
+    calls: Sequence[ToolCallPart],
+    results: dict[str, ToolResultPart],
+    *,
+    cut: bool = False,
 ) -> AsyncIterator[Event]:
-    extra: Sequence[ToolCallPart] = ()
-    if rt.config.parallel_tool_calls is False:  # one call per reply: the first runs
-        calls, extra = calls[:1], calls[1:]
+    """``cut``: the reply ended at the output token limit, so its last call may be cut short:
+    it is answered without running (an argument cut mid-string can still parse)."""
+    refused: list[tuple[ToolCallPart, str]] = []
+    if cut:
+        calls, refused = calls[:-1], [(calls[-1], CUT_OFF)]
+    if rt.config.parallel_tool_calls is False and calls:  # one call per reply: the first runs
+        calls, refused = calls[:1], [(c, ONE_AT_A_TIME) for c in calls[1:]] + refused
     queue: asyncio.Queue[Event | None] = asyncio.Queue()
     for batch in _batches(rt, calls):
         tasks = [
@@ -78,17 +90,17 @@ async def run_round(
         for task in tasks:
             if not task.cancelled() and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]  # a bug in taor, not in a tool
-    for refusal in _refuse_extra(rt, extra, results):
+    for refusal in _refuse(rt, refused, results):
         yield refusal
 
 
-def _refuse_extra(
-    rt: Runtime, calls: Sequence[ToolCallPart], results: dict[str, ToolResultPart]
+def _refuse(
+    rt: Runtime, calls: Sequence[tuple[ToolCallPart, str]], results: dict[str, ToolResultPart]
 ) -> list[Event]:
-    """A session that takes one call per reply answers the others without running them."""
+    """Calls answered without running, each with why."""
     events: list[Event] = []
-    for call in calls:
-        results[call.id] = tool_result(call.id, ONE_AT_A_TIME, is_error=True, name=call.name)
+    for call, why in calls:
+        results[call.id] = tool_result(call.id, why, is_error=True, name=call.name)
         view = executor_view(rt.tools.get(call.name), call.arguments)
         summary = summarize_call(call.name, view)
         events.append(
@@ -96,9 +108,7 @@ def _refuse_extra(
                 call_id=call.id, name=call.name, arguments=call.arguments, summary=summary
             )
         )
-        events.append(
-            ToolCallEnd(call_id=call.id, name=call.name, output=ONE_AT_A_TIME, is_error=True)
-        )
+        events.append(ToolCallEnd(call_id=call.id, name=call.name, output=why, is_error=True))
     return events
 
 
