@@ -29,6 +29,7 @@
         ├── RateLimitError            429: slow down (retry_after when the provider says)
         ├── OverloadedError           Anthropic 529 and friends: try again soon
         ├── ServerError               5xx
+        │   └── MalformedToolCallError  the server could not parse the tool call the model wrote
         ├── NetworkError              connection refused, reset, DNS, TLS
         ├── IdleTimeoutError          no bytes from the provider for too long
         └── StreamInterruptedError    the stream broke after some of it was received
@@ -36,7 +37,8 @@
 Errors that a tool returns to the model are data, not exceptions: a tool raises ``ToolError``
 (or an environment ``EnvError``) and the registry turns it into an error result. The tool and
 patch errors are defined with their tools and re-parented here.
-Retryable by default: RateLimit, Overloaded, Server, Network, IdleTimeout, StreamInterrupted.
+Retryable by default: RateLimit, Overloaded, Server (not MalformedToolCall), Network, IdleTimeout,
+StreamInterrupted.
 """
 
 from __future__ import annotations
@@ -166,6 +168,14 @@ class OverloadedError(ProviderError):
 
 class ServerError(ProviderError):
     default_retryable = True
+
+
+class MalformedToolCallError(ServerError):
+    """The server failed on a tool call the model wrote: llama.cpp's HTTP 500 "Failed to parse
+    tool call arguments as JSON". The same request would get the same call back, so the retry
+    policy leaves it alone; a session asks again differently (``taor.agent.loop.malformed``)."""
+
+    default_retryable = False
 
 
 class NetworkError(ProviderError):

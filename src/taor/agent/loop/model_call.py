@@ -4,6 +4,8 @@
 calls for (``taor.agent.context.compact_step``) first, the context warning, then the stream;
 a context-length error compacts once and asks again.
 
+A tool call the server cannot parse is asked for again differently (``malformed``).
+
 ``stream_response`` streams the request through the model, turning text and thinking deltas
 into events as they arrive. A stream silent for longer than ``config.timeouts.idle`` (before its
 first event: idle plus ``connect``) fails with ``IdleTimeoutError``. Retryable failures are
@@ -75,8 +77,10 @@ async def call_model(rt: Runtime, out: Streamed) -> AsyncIterator[Event]:
         tokens = rt.estimate(request)
     if (warning := rt.context_warning(tokens)) is not None:
         yield warning
+    from taor.agent.loop.malformed import stream_recovering  # it builds on stream_response
+
     try:
-        async for event in stream_response(rt, request, out):
+        async for event in stream_recovering(rt, request, out):
             yield event
         return
     except ContextLengthError as error:
@@ -91,7 +95,7 @@ async def call_model(rt: Runtime, out: Streamed) -> AsyncIterator[Event]:
     request = rt.request()
     if (warning := rt.context_warning(rt.estimate(request))) is not None:
         yield warning
-    async for event in stream_response(rt, request, out):
+    async for event in stream_recovering(rt, request, out):
         yield event
 
 

@@ -21,6 +21,7 @@ _CONTEXT = re.compile(
 _FILTER = re.compile(r"content.?filter|safety|blocked|prohibited content", re.I)
 _QUOTA = re.compile(r"insufficient_quota|quota.*(exceeded|exhausted)|billing|credit balance", re.I)
 _OVERLOADED = re.compile(r"overloaded", re.I)
+_MALFORMED_CALL = re.compile(r"failed to parse tool call", re.I)  # llama.cpp's server
 
 # Error "type" strings providers put in bodies and in-stream error events.
 _TYPES: dict[str, type[e.ProviderError]] = {
@@ -112,6 +113,8 @@ def classify(
         cls = e.QuotaExhaustedError
     elif cls is e.ServerError and _OVERLOADED.search(text):
         cls = e.OverloadedError
+    elif cls is e.ServerError and _MALFORMED_CALL.search(text):
+        cls = e.MalformedToolCallError
     return cls(
         message or f"HTTP {status}",
         provider=provider,
