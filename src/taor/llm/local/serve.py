@@ -50,6 +50,7 @@ def _params(xllamacpp: Any, settings: dict[str, Any]) -> Any:
     params.ui = False
     params.use_jinja = True
     params.cache_ram_mib = settings["cache_ram_mib"]
+    params.sampling.temp = settings["temperature"]  # for requests that set none
     if settings.get("chat_template"):
         params.chat_template = settings["chat_template"]
     return params
