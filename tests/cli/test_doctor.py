@@ -38,7 +38,7 @@ def test_a_key_in_the_environment_makes_its_provider_ready(project: Path) -> Non
     assert lines["model"].split()[:2] == ["ok", "model"] and "anthropic:" in lines["model"]
     assert lines["openai"].split()[0] == "missing" and "OPENAI_API_KEY" in lines["openai"]
     assert lines["sessions"].split()[0] == "ok" and lines["python"].split()[0] == "ok"
-    assert "not set up: a later version installs it" in lines["local"]
+    assert lines["local"].startswith("missing") and "taor models install" in lines["local"]
     assert SECRET not in everything and SECRET[-8:] not in everything
 
 
@@ -94,3 +94,16 @@ def test_a_bad_config_file_is_broken_and_usage_errors_exit_2(project: Path) -> N
     assert "permissions.mode" in lines["config"] and "yolo" in lines["config"]
     done = taor("doctor", "--frobnicate", cwd=project)
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and done.stdout == ""
+
+
+def test_an_installed_local_model_is_a_model_to_use(project: Path) -> None:
+    from taor.llm.local.known import DEFAULT, KNOWN
+
+    models = project.parent / "models"
+    models.mkdir()
+    with (models / KNOWN[DEFAULT].filename).open("wb") as file:
+        file.truncate(KNOWN[DEFAULT].size)  # sparse: the size marks it installed
+    code, lines, _ = doctor(project, TAOR_MODELS_DIR=str(models))
+    assert code == 0  # no key, but --model local can run
+    assert lines["local"].startswith("ok") and "--model local" in lines["local"]
+    assert lines["model"].startswith("missing") and "use --model local" in lines["model"]

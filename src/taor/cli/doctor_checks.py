@@ -1,8 +1,9 @@
 """What ``taor doctor`` checks, one ``Check`` each: a status, and what to do about a gap.
 
 ``fatal`` marks what taor cannot run without (Python 3.11, a readable configuration, a model to
-use, a writable sessions directory); the tools (rg, git, bwrap) and the local model only make
-some things better or possible, so their gaps are reported and not fatal.
+use: a key, a local server or the local model; a writable sessions directory); the tools (rg,
+git, bwrap) and the local model only make some things better or possible, so their gaps are
+reported and not fatal.
 """
 
 from __future__ import annotations
@@ -102,9 +103,12 @@ def model(
         "no provider key: set one of the keys above, or use a local OpenAI-compatible server "
         "with --model openai-compat:NAME --base-url URL"
     )
+    local = local_model().status == "ok"
     if compat:
         detail = f"no key; a local server is set ({compat}): use --model openai-compat:NAME"
-    return Check(name="model", status="missing", detail=detail, fatal=not compat)
+    elif local:
+        detail = "no key; the local model is installed: use --model local"
+    return Check(name="model", status="missing", detail=detail, fatal=not (compat or local))
 
 
 def tool(name: str, install: str) -> Check:
@@ -185,9 +189,22 @@ def sessions_dir(folder: Path) -> Check:
 
 
 def local_model() -> Check:
-    return Check(
-        name="local model", status="note", detail="not set up: a later version installs it"
-    )
+    """The local provider: llama.cpp (the ``local`` extra) and the default model installed."""
+    import importlib.util
+
+    from taor.llm.local.checks import EXTRA_COMMAND
+    from taor.llm.local.install import is_installed
+    from taor.llm.local.known import DEFAULT, KNOWN, models_dir
+
+    path = models_dir() / KNOWN[DEFAULT].filename
+    gaps = []
+    if importlib.util.find_spec("xllamacpp") is None:
+        gaps.append(f"llama.cpp is not installed: {EXTRA_COMMAND}")
+    if not is_installed(KNOWN[DEFAULT], path.parent):
+        gaps.append(f"{DEFAULT} is not installed: taor models install")
+    if gaps:
+        return Check(name="local model", status="missing", detail="; ".join(gaps))
+    return Check(name="local model", status="ok", detail=f"{DEFAULT} at {path}: --model local")
 
 
 def _version(path: str) -> str:
