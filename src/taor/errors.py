@@ -172,7 +172,8 @@ class ServerError(ProviderError):
 
 class MalformedToolCallError(ServerError):
     """The server failed on a tool call the model wrote: llama.cpp's HTTP 500 "Failed to parse
-    tool call arguments as JSON". The same request would get the same call back, so the retry
+    tool call arguments as JSON" (newer builds: "The model produced output that does not match
+    the expected ... format"). The same request would get the same call back, so the retry
     policy leaves it alone; a session asks again differently (``taor.agent.loop.malformed``)."""
 
     default_retryable = False

@@ -21,7 +21,10 @@ _CONTEXT = re.compile(
 _FILTER = re.compile(r"content.?filter|safety|blocked|prohibited content", re.I)
 _QUOTA = re.compile(r"insufficient_quota|quota.*(exceeded|exhausted)|billing|credit balance", re.I)
 _OVERLOADED = re.compile(r"overloaded", re.I)
-_MALFORMED_CALL = re.compile(r"failed to parse tool call", re.I)  # llama.cpp's server
+# llama.cpp's server, older and newer: the model's tool call (or reply) did not parse.
+_MALFORMED_CALL = re.compile(
+    r"failed to parse tool call|produced output that does not match the expected", re.I
+)
 
 # Error "type" strings providers put in bodies and in-stream error events.
 _TYPES: dict[str, type[e.ProviderError]] = {

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Mapping
 from importlib.resources import files
 from typing import Any
 
-from taor.errors import ConfigurationError
+from taor.errors import ConfigurationError, ProviderError
 from taor.llm.adapters.openai_compat import OpenAICompatModel
 from taor.llm.events import StreamEvent
 from taor.llm.local import checks
@@ -44,8 +44,12 @@ class LocalModel(OpenAICompatModel):
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         if self._base_url is None:
             await self._start()
-        async for event in super().stream(request):
-            yield event
+        try:
+            async for event in super().stream(request):
+                yield event
+        except ProviderError as error:
+            error.provider = PROVIDER  # the adapter's errors name openai-compat
+            raise
 
     async def _start(self) -> None:
         self._starting = self._starting or asyncio.Lock()
