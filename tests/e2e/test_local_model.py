@@ -1,6 +1,7 @@
 """The local provider with the real model (``taor models install``; skipped without it): the
 server starts, answers and stops; a killed taor leaves no server; ``taor --model local`` writes
-a file and reads it back through real tool calls, with a valid transcript and no server left.
+a file and reads it back through real tool calls, with a valid transcript and no server left; a
+tool call the server cannot parse is recovered.
 
 Run with ``pytest -m e2e tests/e2e`` (the default run leaves them out; CI runs them after the
 unit tests). Two threads, the default 8K context; under two minutes on two shared cores."""
@@ -15,13 +16,19 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from taor import Limits, PermissionConfig, Session, SessionConfig
+from taor.agent.events import ErrorEvent, Event, Retry
 from taor.agent.record.store import load
 from taor.agent.record.transcript import problems
+from taor.env.local import LocalEnvironment
 from taor.llm import Message, Request, complete, connect
+from taor.llm.events import StreamEvent
 from taor.llm.local import LocalModel
 from taor.llm.local.install import is_installed
 from taor.llm.local.known import DEFAULT, KNOWN, models_dir
@@ -152,3 +159,49 @@ def test_taor_writes_a_file_and_reads_it_back_with_the_local_model(tmp_path: Pat
     (transcript,) = sorted((data_home(tmp_path) / "taor" / "sessions").glob("*/*.jsonl"))
     assert problems(load(transcript).turns) == []
     assert servers_marked(mark) == []  # the command stopped its server
+
+
+class FirstReplyMalformed:
+    """The real local model, whose first request ends with the start of a reply that calls a
+    tool with single-quoted arguments: the real server fails on the call the model completes."""
+
+    def __init__(self, model: LocalModel) -> None:
+        self.model, self.calls = model, 0
+        self.provider, self.model_id = model.provider, model.model_id
+
+    async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
+        self.calls += 1
+        if self.calls == 1:
+            start = '```json\n{"name": "write_file", "arguments": {\'path\': \'a.txt\', '
+            request = replace(request, messages=(*request.messages, Message.assistant(start)))
+        async for event in self.model.stream(request):
+            yield event
+
+    async def aclose(self) -> None:
+        await self.model.aclose()
+
+
+def test_a_tool_call_the_server_cannot_parse_is_recovered(tmp_path: Path) -> None:
+    local = connect("local", env=MODELS)
+    assert isinstance(local, LocalModel)
+    model = FirstReplyMalformed(local)
+    config = SessionConfig(
+        permissions=PermissionConfig(mode="bypass"), limits=Limits(max_model_calls=3)
+    )
+
+    async def run() -> tuple[list[Event], list[str]]:
+        try:
+            env = LocalEnvironment(str(tmp_path))
+            async with Session(model, environment=env, config=config) as s:
+                events = [event async for event in s.submit("Create a.txt containing hello.")]
+                return events, problems(s.history)
+        finally:
+            await model.aclose()
+
+    events, broken = asyncio.run(run())
+    retries = [e for e in events if isinstance(e, Retry)]
+    assert retries and retries[0].error_type == "MalformedToolCallError", retries
+    assert "local MalformedToolCallError (HTTP 500)" in retries[0].cause
+    assert not [e for e in events if isinstance(e, ErrorEvent)]  # the run went on
+    assert model.calls >= 2 and broken == []
+    assert local.server.pid is None

@@ -33,7 +33,7 @@ def test_connect_makes_a_local_model_and_starts_nothing(tmp_path: Path) -> None:
     assert model.server.pid is None
     settings = model.server.settings
     assert (settings.model_path, settings.context_size, settings.threads) == (str(path), 4096, 3)
-    assert "```json" in settings.chat_template  # the Qwen2.5 tool-call fix
+    assert "```json" in Path(settings.chat_template_file).read_text()  # the Qwen2.5 fix
     assert connect(f"local:{path}", env={}).model_id == str(path)
     info = model.info()
     assert (info.known, info.context_window, info.input_price, info.output_price) == (

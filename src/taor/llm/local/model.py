@@ -85,7 +85,7 @@ def connect_local(
         model_path=str(model.path),
         context_size=context,
         threads=threads or _positive(env, THREADS_VAR) or default_threads(),
-        chat_template=_template(model.template),
+        chat_template_file=_template(model.template),
     )
     options.pop("api_key", None)
     options.pop("base_url", None)
@@ -109,9 +109,8 @@ def _positive(env: Mapping[str, str], name: str) -> int | None:
 
 
 def _template(name: str) -> str:
-    if not name:
-        return ""
-    return files("taor.llm.local").joinpath("templates", name).read_text(encoding="utf-8")
+    """The path of a template shipped in ``templates/`` ("" for none)."""
+    return str(files("taor.llm.local").joinpath("templates", name)) if name else ""
 
 
 __all__ = ["LocalModel", "ServerSettings", "connect_local"]

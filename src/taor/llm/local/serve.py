@@ -51,8 +51,9 @@ def _params(xllamacpp: Any, settings: dict[str, Any]) -> Any:
     params.use_jinja = True
     params.cache_ram_mib = settings["cache_ram_mib"]
     params.sampling.temp = settings["temperature"]  # for requests that set none
-    if settings.get("chat_template"):
-        params.chat_template = settings["chat_template"]
+    if settings.get("chat_template_file"):
+        with open(settings["chat_template_file"], encoding="utf-8") as file:
+            params.chat_template = file.read()
     return params
 
 

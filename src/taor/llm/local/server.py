@@ -34,7 +34,7 @@ class ServerSettings:
     model_path: str
     context_size: int
     threads: int
-    chat_template: str = ""  # the template's text; "" for the model's own
+    chat_template_file: str = ""  # a Jinja chat template; "" for the model's own
     cache_ram_mib: int = 512  # llama.cpp's prompt cache in RAM (its default is 8 GiB)
     # Requests that set no temperature: greedy, so a run is repeatable (llama.cpp's own default,
     # 0.8, is a chat setting; small models call tools more reliably without it).
