@@ -75,7 +75,7 @@ def log_event(log: logging.Logger, event: Event) -> None:
                 f", ${event.cost:.4f}" if event.cost is not None else "",
             )
         case ToolCallStart():
-            log.info("%stool %s: %s", tag, event.name, event.summary or event.call_id)
+            log.info("%stool %s", tag, event.summary or event.name)
         case ToolCallEnd() if event.is_error:
             first = event.output.strip().splitlines()[0][:300] if event.output.strip() else ""
             log.warning("%stool %s failed: %s", tag, event.name, first)

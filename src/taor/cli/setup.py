@@ -33,14 +33,18 @@ DEFAULT_MODELS = (
 
 
 def model_from(settings: Settings) -> Model:
-    """The model the settings name, else the first provider with a key; a clear error
-    otherwise."""
+    """The model the settings name, else the first provider with a key, else the local model
+    when it is installed (so taor works offline with no key); a clear error otherwise."""
     env = settings.provider_env
     if settings.model:
         return connect(settings.model, base_url=settings.base_url, env=env)
     for provider, model_id in DEFAULT_MODELS:
         if any(env.get(var) for var in PROVIDERS[provider].key_vars):
             return connect(f"{provider}:{model_id}", base_url=settings.base_url, env=env)
+    from taor.llm.local.known import resolve
+
+    if resolve("", env).path.is_file():
+        return connect("local", env=env)
     raise ConfigurationError(no_key_message())
 
 

@@ -87,12 +87,13 @@ def connect(
     base_url = base_url or _first(env, spec.base_url_vars)
     if not api_key and spec.key_required:
         raise ConfigurationError(
-            f"no API key for {provider}: set {' or '.join(spec.key_vars)} or pass api_key="
+            f"no API key for {provider}: set {' or '.join(spec.key_vars)} "
+            "(or pass api_key= in code)"
         )
     if provider == "openai-compat" and not base_url:
         raise ConfigurationError(
-            "openai-compat needs the server's URL: set OPENAI_COMPAT_BASE_URL or pass base_url= "
-            "(for example http://localhost:11434/v1 for Ollama)"
+            "openai-compat needs the server's URL: give --base-url (base_url= in code) or set "
+            "OPENAI_COMPAT_BASE_URL, for example http://localhost:11434/v1 for Ollama"
         )
     module_name, _, class_name = spec.adapter.partition(":")
     adapter = getattr(importlib.import_module(module_name), class_name)
