@@ -1,14 +1,17 @@
-"""The child process that runs llama.cpp's server: ``python -m taor.llm.local.serve SETTINGS``.
+"""The child process that runs llama.cpp's server:
+``python -m taor.llm.local.serve SETTINGS LOG``.
 
-``SETTINGS`` is the JSON of ``ServerSettings``. The child prints one line,
-``{"address": "http://127.0.0.1:PORT"}``, once the model is loaded and the server listens, and
-runs until its standard input closes: the parent closes it to stop the server, and the kernel
+``SETTINGS`` is the JSON of ``ServerSettings``; ``LOG`` the file its standard error goes to.
+The child prints one line, ``{"address": "http://127.0.0.1:PORT"}``, once the model is loaded
+and the server listens, and runs until its standard input closes: the parent closes it to stop the server, and the kernel
 closes it when the parent dies however it dies (SIGKILL included), so no server outlives taor.
-Its standard error is llama.cpp's log.
+Its standard error is llama.cpp's log, which it removes as it goes (a failed start keeps it for
+the parent to quote).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -18,7 +21,7 @@ from typing import Any
 
 def main(argv: list[str]) -> int:
     settings = json.loads(argv[0])
-    threading.Thread(target=_exit_when_parent_goes, daemon=True).start()
+    threading.Thread(target=_exit_when_parent_goes, args=(argv[1],), daemon=True).start()
     import xllamacpp
 
     try:
@@ -31,9 +34,11 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _exit_when_parent_goes() -> None:
+def _exit_when_parent_goes(log: str) -> None:
     while sys.stdin.buffer.read(4096):
         pass
+    with contextlib.suppress(OSError):
+        os.unlink(log)  # a parent killed by SIGKILL could not
     os._exit(0)  # at once: llama.cpp's threads would only delay a normal exit
 
 

@@ -12,6 +12,7 @@ when it stops.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
@@ -91,7 +92,7 @@ class LocalServer:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
         settings = json.dumps(dataclasses.asdict(self.settings))
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "taor.llm.local.serve", settings],
+            [sys.executable, "-m", "taor.llm.local.serve", settings, self._log.name],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log,
@@ -130,7 +131,8 @@ class LocalServer:
         if self._log is not None:
             self._log.close()
             if not keep_log:
-                os.unlink(self._log.name)
+                with contextlib.suppress(FileNotFoundError):  # the child removes it too
+                    os.unlink(self._log.name)
             self._log = None
 
 
