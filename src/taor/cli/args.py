@@ -7,7 +7,13 @@ import argparse
 from typing import Any
 
 from taor._version import __version__
-from taor.cli.settings.schema import KEYS
+from taor.cli.settings.schema import (
+    EFFORTS,
+    INPUT_FORMATS,
+    KEYS,
+    MODES,
+    OUTPUT_FORMATS,
+)
 from taor.errors import ConfigurationError
 
 EPILOG = """configuration: ~/.config/taor/config.toml, then .taor/config.toml at the git root,
@@ -60,10 +66,19 @@ def parser() -> argparse.ArgumentParser:
         metavar="PROMPT",
         help="run PROMPT (or stdin) headless and exit",
     )
-    p.add_argument("--model", help="provider:model, e.g. anthropic:claude-sonnet-4-5")
+    _run_flags(p)
+    _session_flags(p)
+    _output_flags(p)
+    p.add_argument("--version", action="version", version=f"taor {__version__}")
+    return p
+
+
+def _run_flags(p: argparse.ArgumentParser) -> None:
+    """The model, the permissions, the limits and the workspace."""
+    p.add_argument("--model", help="provider:model, e.g. anthropic:claude-sonnet-4-5, or local")
     p.add_argument("--base-url", help="the provider's base URL (a local OpenAI-compatible server)")
-    p.add_argument("--effort", choices=["minimal", "low", "medium", "high"])
-    p.add_argument("--permission-mode", choices=["default", "accept_edits", "plan", "bypass"])
+    p.add_argument("--effort", choices=EFFORTS)
+    p.add_argument("--permission-mode", choices=MODES)
     p.add_argument("--allow", action="append", default=[], metavar="RULE")
     p.add_argument("--deny", action="append", default=[], metavar="RULE")
     p.add_argument("--max-turns", type=int, metavar="N", help="model calls at most")
@@ -73,6 +88,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--sandbox", action="store_true", default=None, help="run commands under bubblewrap"
     )
+    p.add_argument("--append-system-prompt", metavar="TEXT")
+    p.add_argument("--system-prompt-file", metavar="FILE")
+
+
+def _session_flags(p: argparse.ArgumentParser) -> None:
     resume = p.add_mutually_exclusive_group()
     resume.add_argument(
         "--continue",
@@ -86,14 +106,15 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --continue or --resume: a new session from a copy of that one",
     )
-    p.add_argument("--output-format", choices=["text", "json", "stream-json"])
+
+
+def _output_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--output-format", choices=OUTPUT_FORMATS)
     p.add_argument(
         "--input-format",
-        choices=["text", "stream-json"],
+        choices=INPUT_FORMATS,
         help="stream-json: JSON lines on stdin drive the session (needs --output-format stream-json)",
     )
-    p.add_argument("--append-system-prompt", metavar="TEXT")
-    p.add_argument("--system-prompt-file", metavar="FILE")
     verbosity = p.add_mutually_exclusive_group()
     verbosity.add_argument(
         "--verbose", dest="verbosity", action="store_const", const="verbose", help="log to stderr"
@@ -101,8 +122,6 @@ def parser() -> argparse.ArgumentParser:
     verbosity.add_argument(
         "--quiet", dest="verbosity", action="store_const", const="quiet", help="no progress"
     )
-    p.add_argument("--version", action="version", version=f"taor {__version__}")
-    return p
 
 
 def settings_flags(args: argparse.Namespace) -> dict[str, Any]:

@@ -36,7 +36,9 @@ class Key:
 EFFORTS = ("minimal", "low", "medium", "high")
 MODES = ("default", "accept_edits", "plan", "bypass")
 LEVELS = ("debug", "info", "warning", "error")
-VERBOSITY = ("quiet", "normal", "verbose")  # --quiet, neither, --verbose
+VERBOSITY = ("quiet", "normal", "verbose")
+INPUT_FORMATS = ("text", "stream-json")
+OUTPUT_FORMATS = ("text", "json", "stream-json")  # --quiet, neither, --verbose
 
 KEYS: tuple[Key, ...] = (
     Key(name="model", field="model", kind="str", flag="--model"),
@@ -59,14 +61,14 @@ KEYS: tuple[Key, ...] = (
         name="input_format",
         field="input_format",
         kind="choice",
-        choices=("text", "stream-json"),
+        choices=INPUT_FORMATS,
         flag="--input-format",
     ),
     Key(
         name="output_format",
         field="output_format",
         kind="choice",
-        choices=("text", "json", "stream-json"),
+        choices=OUTPUT_FORMATS,
         flag="--output-format",
     ),
     Key(
