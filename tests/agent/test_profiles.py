@@ -43,6 +43,7 @@ EXPECTED_TOOLS = {
         "list_dir",
     ],
     "openai-compat": ["read_file", "write_file", "edit_file", "shell", "grep"],
+    "local": ["read_file", "edit_file", "write_file", "shell"],
 }
 APP = "def greet(name):\n    return 'Hi ' + name\n\n\ndef main():\n    print(greet('x'))\n"
 
@@ -386,7 +387,7 @@ def test_flags_timeouts_tokens_and_instruction_files() -> None:
     assert not compat.supports_parallel_tool_calls
 
 
-@pytest.mark.parametrize("profile_id", PROFILE_IDS)
+@pytest.mark.parametrize("profile_id", [p for p in PROFILE_IDS if p != "local"])
 def test_base_prompts_are_stable_sized_and_cover_the_topics(profile_id: str) -> None:
     prompt = profile_for(profile_id).base_prompt
     assert prompt == profile_for(profile_id).base_prompt
@@ -402,3 +403,17 @@ def test_base_prompts_are_stable_sized_and_cover_the_topics(profile_id: str) -> 
 def test_a_profile_refuses_a_default_timeout_beyond_the_maximum() -> None:
     with pytest.raises(ValueError, match="default_command_timeout"):
         anthropic_profile().with_changes(default_command_timeout=601.0)
+
+
+def test_the_local_prompt_is_a_few_sentences_with_nothing_a_small_model_could_copy() -> None:
+    local = profile_for("local")
+    prompt = local.base_prompt
+    assert len(prompt) < 800 and prompt == profile_for("local").base_prompt
+    for example in ("src/", "main.py", "greet", "example", ".py"):
+        assert example not in prompt, example
+    assert "edit_file" in prompt and "without a tool call" in prompt
+    assert (local.list_files, local.loop_window, local.supports_parallel_tool_calls) == (
+        40,
+        4,
+        False,
+    )

@@ -168,9 +168,19 @@ def test_no_match_names_the_whitespace_and_quote_differences_it_noticed() -> Non
     assert "trailing whitespace differs" in message
 
 
-def test_no_match_with_nothing_similar_says_so() -> None:
-    with pytest.raises(EditError, match="No part of the file resembles it"):
+def test_no_match_with_nothing_similar_shows_a_small_file_whole() -> None:
+    with pytest.raises(EditError, match="No part of the file resembles it") as caught:
         apply_edit(SOURCE, "zzzz qqqq", "x")
+    lines = SOURCE.split("\n")
+    assert f"{len(lines)} | {lines[-1]}" in str(caught.value)
+    assert "1 | " + lines[0] in str(caught.value)
+
+
+def test_no_match_in_a_long_file_points_at_the_file() -> None:
+    long = "".join(f"value_{n} = {n}\n" for n in range(200))
+    with pytest.raises(EditError, match="check that this is the right file") as caught:
+        apply_edit(long, "zzzz qqqq", "x")
+    assert "value_199" not in str(caught.value)
 
 
 def test_no_match_spots_line_number_prefixes_copied_from_read_file() -> None:

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-from taor.agent.config import SessionConfig
+from taor.agent.config import LoopDetectionConfig, SessionConfig
 from taor.agent.context.prompt.cache import PromptSettings
 from taor.agent.profiles import PROFILE_IDS, Profile, profile_for
 from taor.env.base import Environment
@@ -84,8 +84,8 @@ def resolve_tools(
 
 
 def with_profile_defaults(config: SessionConfig, profile: Profile | None) -> SessionConfig:
-    """The profile's max output tokens, provider options and parallel tool calls where the
-    config sets none."""
+    """The profile's max output tokens, provider options, parallel tool calls and loop window
+    where the config sets none (or keeps the default)."""
     if profile is None:
         return config
     import dataclasses
@@ -97,6 +97,9 @@ def with_profile_defaults(config: SessionConfig, profile: Profile | None) -> Ses
         changes["parallel_tool_calls"] = profile.supports_parallel_tool_calls
     if not config.provider_options and profile.provider_options:
         changes["provider_options"] = profile.provider_options
+    if profile.loop_window and config.loop_detection == LoopDetectionConfig():
+        window = profile.loop_window
+        changes["loop_detection"] = LoopDetectionConfig(window=window, cooldown=window)
     return dataclasses.replace(config, **changes) if changes else config
 
 
@@ -108,4 +111,5 @@ def prompt_settings(config: SessionConfig, profile: Profile | None, model: Model
         instruction_files=profile.instruction_files if profile is not None else (),
         user_instructions=config.instructions,
         user_file=Path(user_file) if user_file else None,
+        list_files=profile.list_files if profile is not None else 0,
     )

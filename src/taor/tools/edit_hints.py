@@ -42,6 +42,12 @@ def no_match_message(text: str, old: str) -> str:
         return f"{head} Its lines seem to start with line numbers from read_file's output; leave those out. {advice}"
     lines = text.replace("\r\n", "\n").split("\n")
     start = _closest_region(lines, target)
+    if start is None and len(lines) <= _MAX_SHOWN_LINES:  # a small file: show it all
+        whole = numbered(lines, 0, len(lines) - 1)
+        return (
+            f"{head} No part of the file resembles it. The whole file (line numbers are not "
+            f"part of it):\n{whole}\nCopy old_string exactly from these lines."
+        )
     if start is None:
         return (
             f"{head} No part of the file resembles it: check that this is the right file. {advice}"

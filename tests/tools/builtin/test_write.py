@@ -171,3 +171,34 @@ async def test_list_dir_through_a_symlink_out_is_refused(tmp_path: Path) -> None
     context = ToolContext(environment=LocalEnvironment(tmp_path / "ws"))
     output = await ListDirTool().execute({"path": "out"}, context)
     assert output.is_error and "outside" in output.text
+
+
+SOURCE = (
+    "def mean(xs):\n    return sum(xs) / len(xs)\n\n\n"
+    "def spread(xs):\n    return max(xs) - min(xs)\n\n\n"
+    "def total(xs):\n    return sum(xs)\n"
+)
+
+
+async def test_a_guarded_rewrite_that_drops_most_of_a_file_is_refused_once(ws: Workspace) -> None:
+    ws.put("stats.py", SOURCE)
+    tool = WriteFileTool(guard_rewrites=True)
+    shorter = "def mean(xs):\n    return sum(xs) / len(xs)\n"
+    refused = await ws.run(tool, path="stats.py", content=shorter)
+    assert refused.is_error and "6 lines and this content keeps only 2 of them" in refused.text
+    assert "def spread(xs):" in refused.text and "edit_file" in refused.text
+    assert ws.get("stats.py") == SOURCE.encode()
+    again = await ws.run(tool, path="stats.py", content=shorter)  # the model insists
+    assert not again.is_error and ws.get("stats.py") == shorter.encode()
+
+
+async def test_a_guarded_rewrite_that_keeps_most_lines_or_makes_a_file_goes_through(
+    ws: Workspace,
+) -> None:
+    ws.put("stats.py", SOURCE)
+    tool = WriteFileTool(guard_rewrites=True)
+    fixed = SOURCE.replace("len(xs)", "max(len(xs), 1)")
+    assert not (await ws.run(tool, path="stats.py", content=fixed)).is_error
+    assert not (await ws.run(tool, path="new.py", content="x = 1\n")).is_error
+    unguarded = await write(ws, path="stats.py", content="")
+    assert not unguarded.is_error and ws.get("stats.py") == b""

@@ -46,7 +46,7 @@ from taor.agent.runtime import Runtime
 from taor.errors import ContextLengthError
 from taor.llm import events as llm
 from taor.llm.assembler import Assembler
-from taor.llm.response import Response
+from taor.llm.response import FinishReason, Response
 from taor.llm.retry import RetryInfo, retry_stream
 from taor.llm.types import Message, Request, ServerToolPart, TextPart
 
@@ -99,6 +99,9 @@ async def call_model(rt: Runtime, out: Streamed) -> AsyncIterator[Event]:
         yield event
 
 
+SECOND = "stopped at a second tool call"  # the raw finish reason when one call per reply cut it
+
+
 async def stream_response(rt: Runtime, request: Request, out: Streamed) -> AsyncIterator[Event]:
     """Stream ``request`` into ``out`` through the session's retry policy (``retry_stream``):
     each retry starts a fresh assembler and is reported with a ``retry`` event."""
@@ -109,6 +112,7 @@ async def stream_response(rt: Runtime, request: Request, out: Streamed) -> Async
 
     out.assembler = assembler = Assembler(rt.model.provider)
     shown = False  # text of this attempt reached the host
+    one_call = rt.config.parallel_tool_calls is False
     items = retry_stream(attempt, rt.config.retry, rt.sleep)
     async with aclosing(items):  # type: ignore[type-var]
         async for item in items:
@@ -117,6 +121,12 @@ async def stream_response(rt: Runtime, request: Request, out: Streamed) -> Async
                 yield _retry_event(item, discarded_text=shown)
                 shown = False
                 continue
+            if one_call and type(item) is llm.ToolCallStart and assembler.message().tool_calls:
+                # One call per reply: the first is whole once a second begins. Stop reading
+                # (closing the stream stops the generation) rather than wait for a small
+                # model to write the same call dozens of times.
+                assembler.feed(llm.Finish(reason=FinishReason(reason="tool_calls", raw=SECOND)))
+                break
             assembler.feed(item)
             if type(item) is llm.TextDelta:
                 if not shown:

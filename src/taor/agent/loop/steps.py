@@ -18,6 +18,7 @@ from taor.agent.events import (
     WarningEvent,
 )
 from taor.agent.loop.deadline import Deadline
+from taor.agent.loop.guarded import executor_view
 from taor.agent.loop.model_call import Streamed, record_partial, record_response, stream_response
 from taor.agent.policy.hooks import HookFailure, run_stop, run_user_prompt
 from taor.agent.record.transcript import synthetic_result
@@ -120,7 +121,9 @@ async def check_loops(rt: Runtime, calls: Sequence[ToolCallPart]) -> LoopDetecti
     model away from a first hit, or stops the cycle)."""
     found = None
     for call in calls:
-        verdict = rt.loops.record(call)
+        # by the arguments the tool uses: those a forgiving profile ignores make no difference
+        used = executor_view(rt.tools.get(call.name), call.arguments)
+        verdict = rt.loops.record(dataclasses.replace(call, arguments=used))
         if verdict is not None and (found is None or verdict.kind == "stop"):
             found = verdict
     if found is None:

@@ -24,8 +24,8 @@ from taor.errors import ConfigurationError
 from taor.tools.base import Tool
 from taor.tools.registry import ToolRegistry
 
-ProfileId = Literal["anthropic", "openai", "gemini", "openai-compat"]
-PROFILE_IDS: tuple[ProfileId, ...] = ("anthropic", "openai", "gemini", "openai-compat")
+ProfileId = Literal["anthropic", "openai", "gemini", "openai-compat", "local"]
+PROFILE_IDS: tuple[ProfileId, ...] = ("anthropic", "openai", "gemini", "openai-compat", "local")
 SUBAGENT_TOOLS = ("spawn_agent", "send_input", "wait", "close_agent")
 MAX_COMMAND_TIMEOUT = 600.0
 
@@ -48,6 +48,8 @@ class Profile:
     provider_options: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: _NO_OPTIONS)
     instruction_files: tuple[str, ...] = ()
     subagent_tools: tuple[str, ...] = ()
+    list_files: int = 0  # the prompt names up to this many entries of the working directory
+    loop_window: int | None = None  # the loop guard's window, where the config keeps the default
 
     def __post_init__(self) -> None:
         if not 0 < self.default_command_timeout <= MAX_COMMAND_TIMEOUT:

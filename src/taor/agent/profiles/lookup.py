@@ -16,6 +16,7 @@ from taor.agent.profiles.anthropic import anthropic_profile
 from taor.agent.profiles.base import Profile, ProfileId
 from taor.agent.profiles.compat import compat_profile
 from taor.agent.profiles.gemini import gemini_profile
+from taor.agent.profiles.local import local_profile
 from taor.agent.profiles.openai import openai_profile
 
 
@@ -29,6 +30,7 @@ BUILDERS: Mapping[ProfileId, Callable[[], Profile]] = {
     "openai": openai_profile,
     "gemini": gemini_profile,
     "openai-compat": compat_profile,
+    "local": local_profile,
 }
 _ALIASES: Mapping[str, ProfileId] = {
     "anthropic": "anthropic",
@@ -40,7 +42,7 @@ _ALIASES: Mapping[str, ProfileId] = {
     "google-genai": "gemini",
     "vertex": "gemini",
     "vertexai": "gemini",
-    "local": "openai-compat",  # taor's own llama.cpp server
+    "local": "local",  # taor's own llama.cpp server: small models
 }
 _MODEL_PREFIXES: tuple[tuple[str, ProfileId], ...] = (
     ("claude-", "anthropic"),

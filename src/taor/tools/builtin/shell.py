@@ -55,6 +55,17 @@ def _header(result: CommandResult) -> str:
     return " | ".join(parts)
 
 
+def _plain(result: CommandResult, body: str) -> str:
+    if result.timed_out:
+        return f"The command did not finish within {result.timeout:g} s and was stopped.\n{body}"
+    if result.exit_code != 0:
+        return f"The command failed (exit code {result.exit_code}). Its output:\n{body}"
+    return (
+        f"The command succeeded (exit code 0). Its output:\n{body}\n"
+        "If this completes the task, reply now with a short answer and no tool call."
+    )
+
+
 def _metadata(result: CommandResult) -> dict[str, Any]:
     return {
         "exit_code": result.exit_code,
@@ -102,6 +113,9 @@ class ShellTool:
     parameters: Mapping[str, Any] = field(default_factory=lambda: SHELL_PARAMETERS)
     read_only: bool = False
     limits: Limits | None = None
+    # Results in plain words for small models: whether the command succeeded, and after a
+    # success, that a finished task is answered now (else they verify forever).
+    plain: bool = False
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         if context.environment is None:
@@ -132,6 +146,7 @@ class ShellTool:
         metadata.update(omitted_chars=cut.omitted_chars, omitted_lines=cut.omitted_lines)
         metadata["description"] = description
         body = cut.text if cut.text.strip() else "(no output)"
-        return ToolOutput.of(
-            f"{_header(result)}\n{body}", is_error=result.timed_out, metadata=metadata
-        )
+        text = f"{_header(result)}\n{body}"
+        if self.plain:
+            text = _plain(result, body)
+        return ToolOutput.of(text, is_error=result.timed_out, metadata=metadata)

@@ -21,7 +21,26 @@ __all__ = [
     "ListDirTool",
     "WriteFileTool",
     "count_lines",
+    "dropped_most",
 ]
+
+
+def dropped_most(path: str, old: str, new: str) -> str | None:
+    """Why writing ``new`` over ``old`` looks like a mistake: it keeps under half of the old
+    file's non-blank lines. None when it does not."""
+    before = [line.strip() for line in old.splitlines() if line.strip()]
+    if len(before) < 4:
+        return None
+    after = {line.strip() for line in new.splitlines()}
+    kept = sum(line in after for line in before)
+    if kept * 2 >= len(before):
+        return None
+    lost = [line for line in before if line not in after][:3]
+    return (
+        f"Not written: {path} has {len(before)} lines and this content keeps only {kept} of "
+        f"them; it would lose {'; '.join(lost)} ... To change part of the file, use edit_file. "
+        "To replace the whole file anyway, call write_file again with the same content."
+    )
 
 
 def count_lines(text: str) -> int:
@@ -50,6 +69,11 @@ class WriteFileTool:
         }
     )
     read_only: bool = False
+    # Refuse, once, a rewrite that would drop most of an existing file's lines (small models
+    # rewrite a whole file to change one function and lose the others); the same call again
+    # goes through.
+    guard_rewrites: bool = False
+    _refused: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         return await guarded(self._write(arguments, context))
@@ -58,6 +82,11 @@ class WriteFileTool:
         env = environment_of(context)
         path, content = str(arguments["path"]), str(arguments["content"])
         existed = await env.exists(path)
+        if existed and self.guard_rewrites and self._refused.pop(path, None) != content:
+            refusal = dropped_most(path, await env.read_text(path), content)
+            if refusal:
+                self._refused[path] = content
+                return ToolOutput.error(refusal)
         await env.write(path, content)
         lines = count_lines(content)
         verb = "Overwrote" if existed else "Created"

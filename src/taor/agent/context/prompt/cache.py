@@ -44,6 +44,7 @@ class PromptSettings:
     user_instructions: str = ""
     user_file: Path | None = None
     knowledge_cutoff: str | None = None
+    list_files: int = 0  # name up to this many entries of the working directory (0: none)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -119,7 +120,11 @@ def _build(
 
 async def _snapshot(env: Environment, settings: PromptSettings, today: datetime.date) -> _Snapshot:
     facts = await gather_facts(
-        env, model=settings.model, today=today, knowledge_cutoff=settings.knowledge_cutoff
+        env,
+        model=settings.model,
+        today=today,
+        knowledge_cutoff=settings.knowledge_cutoff,
+        list_files=settings.list_files,
     )
     sources = sources_for(
         facts.working_directory,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from taor.agent.context.prompt.git import GIT_TIMEOUT, GitSnapshot, git_snapshot
 from taor.env.base import Environment
+from taor.errors import EnvError
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -26,6 +27,7 @@ class EnvironmentFacts:
     model: str
     knowledge_cutoff: str | None = None
     git: GitSnapshot | None = None
+    files: tuple[str, ...] | None = None  # the working directory's entries, when asked for
 
     @property
     def is_git_repository(self) -> bool:
@@ -39,8 +41,10 @@ async def gather_facts(
     today: datetime.date,
     knowledge_cutoff: str | None = None,
     git_timeout: float = GIT_TIMEOUT,
+    list_files: int = 0,
 ) -> EnvironmentFacts:
-    """Ask ``env`` for its facts and run the git snapshot (never raises for a git failure)."""
+    """Ask ``env`` for its facts and run the git snapshot (never raises for a git failure);
+    with ``list_files``, up to that many entries of the working directory as well."""
     return EnvironmentFacts(
         working_directory=env.working_directory(),
         platform=env.platform(),
@@ -49,7 +53,23 @@ async def gather_facts(
         model=model,
         knowledge_cutoff=knowledge_cutoff,
         git=await git_snapshot(env, timeout=git_timeout),
+        files=await _listing(env, list_files) if list_files else None,
     )
+
+
+async def _listing(env: Environment, limit: int) -> tuple[str, ...]:
+    """The working directory's entries (folders with a slash, hidden ones left out), sorted;
+    ``limit`` of them and a count of the rest. A directory that cannot be listed lists none."""
+    try:
+        entries = await env.list_dir(".")
+    except (OSError, EnvError):
+        return ()
+    names = sorted(
+        e.name + "/" if e.is_dir else e.name for e in entries if not e.name.startswith(".")
+    )
+    if len(names) > limit:
+        names = [*names[:limit], f"... and {len(names) - limit} more"]
+    return tuple(names)
 
 
 def _git_lines(git: GitSnapshot, working_directory: str) -> list[str]:
@@ -81,4 +101,6 @@ def render_environment(facts: EnvironmentFacts) -> str:
     ]
     if facts.knowledge_cutoff:
         lines.append(f"Knowledge cutoff: {facts.knowledge_cutoff}")
+    if facts.files is not None:
+        lines.append(f"Files here: {', '.join(facts.files) or '(none)'}")
     return "<environment>\n" + "\n".join(lines) + "\n</environment>"
