@@ -86,6 +86,14 @@ class Driven:
         return [line.get("kind") or line["type"] for line in self.seen]
 
 
+def waiting(server: FakeProviderServer, cwd: Path) -> Driven:
+    """A run whose first input starts a command that does not end on its own."""
+    server.push(tool_calls(("shell", {"command": "sleep 60; touch late", "timeout": 120})))
+    run = Driven(*local(server), "--permission-mode", "bypass", cwd=cwd)
+    run.send({"type": "user", "text": "wait"})
+    return run
+
+
 def test_each_user_line_runs_a_cycle_with_a_result_line(
     tmp_path: Path, server: FakeProviderServer
 ) -> None:
@@ -137,9 +145,7 @@ def test_steering_sent_while_a_tool_runs_reaches_the_next_model_request(
 def test_interrupt_stops_a_running_command_and_the_next_input_still_works(
     tmp_path: Path, server: FakeProviderServer
 ) -> None:
-    server.push(tool_calls(("shell", {"command": "sleep 60; touch late", "timeout": 120})))
-    run = Driven(*local(server), "--permission-mode", "bypass", cwd=tmp_path)
-    run.send({"type": "user", "text": "wait"})
+    run = waiting(server, tmp_path)
     run.until(kind="tool_call_start")
     run.send({"type": "interrupt"})
     assert run.until(type="result")["stop_reason"] == "interrupted"
@@ -218,9 +224,7 @@ def test_malformed_lines_get_error_lines_and_the_run_goes_on(
 def test_close_stops_the_running_cycle_at_once_and_ends_the_run(
     tmp_path: Path, server: FakeProviderServer
 ) -> None:
-    server.push(tool_calls(("shell", {"command": "sleep 60; touch late", "timeout": 120})))
-    run = Driven(*local(server), "--permission-mode", "bypass", cwd=tmp_path)
-    run.send({"type": "user", "text": "wait"})
+    run = waiting(server, tmp_path)
     run.send({"type": "follow_up", "text": "then this"})
     run.until(kind="tool_call_start")
     run.send({"type": "close"})
@@ -235,9 +239,7 @@ def test_close_stops_the_running_cycle_at_once_and_ends_the_run(
 def test_a_signal_interrupts_exits_130_and_leaves_a_session_to_continue(
     tmp_path: Path, server: FakeProviderServer
 ) -> None:
-    server.push(tool_calls(("shell", {"command": "sleep 60; touch late", "timeout": 120})))
-    run = Driven(*local(server), "--permission-mode", "bypass", cwd=tmp_path)
-    run.send({"type": "user", "text": "wait"})
+    run = waiting(server, tmp_path)
     run.until(kind="tool_call_start")
     run.proc.send_signal(signal.SIGINT)
     assert run.proc.wait(timeout=60) == 130  # stdin still open: the reader does not hold it

@@ -4,8 +4,8 @@
   it and closes it).
 - The environment: given, or a ``LocalEnvironment`` in the current directory.
 - The profile (``taor.agent.profiles``): ``"auto"`` picks the one of the model's provider
-  (anthropic, openai, gemini, openai-compat; ``local`` gets openai-compat's); test doubles and
-  unknown providers get none.
+  (anthropic, openai, gemini, openai-compat, local); test doubles and unknown providers get
+  none.
   ``None`` means no profile.
 - The tools: given ones are the whole set (a ``ToolRegistry`` or tools); otherwise the profile's,
   or ``default_tools()`` without a profile. Tools registered later on ``session.tools`` replace
@@ -69,8 +69,7 @@ def resolve_environment(environment: Environment | None) -> Environment:
 def resolve_profile(choice: ProfileChoice, model: Model) -> Profile | None:
     if choice != "auto":
         return choice
-    known = model.provider in PROFILE_IDS or model.provider == "local"
-    return profile_for(model) if known else None
+    return profile_for(model) if model.provider in PROFILE_IDS else None
 
 
 def resolve_tools(

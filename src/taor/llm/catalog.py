@@ -76,13 +76,13 @@ _FALLBACKS: Mapping[str, ModelInfo] = MappingProxyType(
         "anthropic": _fallback("anthropic", 200_000, 8_192, True),
         "openai": _fallback("openai", 128_000, 16_384, False),
         "gemini": _fallback("gemini", 1_048_576, 8_192, True),
+        # a GGUF file of one's own under the local provider: the server's default context, free
+        "local": replace(
+            _fallback("local", 8_192, 2_048, False), input_price=0.0, output_price=0.0
+        ),
     }
 )
 _COMPAT_FALLBACK = _fallback("openai-compat", 32_768, 4_096, False)
-# A GGUF file of one's own under the local provider: the server's default context, free.
-_FALLBACKS_PRICED: Mapping[str, ModelInfo] = MappingProxyType(
-    {"local": replace(_fallback("local", 8_192, 2_048, False), input_price=0.0, output_price=0.0)}
-)
 
 
 class Catalog:
@@ -115,7 +115,7 @@ class Catalog:
         for key in (model_id, model_id.removeprefix("models/")):
             if (provider, key) in index:
                 return index[(provider, key)]
-        base = _FALLBACKS.get(provider) or _FALLBACKS_PRICED.get(provider, _COMPAT_FALLBACK)
+        base = _FALLBACKS.get(provider, _COMPAT_FALLBACK)
         return replace(base, id=model_id, provider=provider, display_name=model_id)
 
     def models(self, provider: str | None = None) -> list[ModelInfo]:

@@ -3,8 +3,9 @@
 
 ``SETTINGS`` is the JSON of ``ServerSettings``; ``LOG`` the file its standard error goes to.
 The child prints one line, ``{"address": "http://127.0.0.1:PORT"}``, once the model is loaded
-and the server listens, and runs until its standard input closes: the parent closes it to stop the server, and the kernel
-closes it when the parent dies however it dies (SIGKILL included), so no server outlives taor.
+and the server listens, and runs until its standard input closes: the parent closes it to stop
+the server, and the kernel closes it when the parent dies however it dies (SIGKILL included),
+so no server outlives taor.
 Its standard error is llama.cpp's log, which it removes as it goes (a failed start keeps it for
 the parent to quote).
 """
