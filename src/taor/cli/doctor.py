@@ -68,7 +68,7 @@ def all_checks(args: argparse.Namespace, environ: os._Environ[str]) -> list[Chec
         do.python(),
         config,
         *do.keys(sources, config_file),
-        do.model(settings, sources, environ),
+        do.model(settings, environ),
         do.sessions_dir(sessions_dir(cwd)),
         do.ripgrep(),
         do.tool(

@@ -80,35 +80,25 @@ def _where(source: str) -> str:
     return f"[keys] in {source}"
 
 
-def model(
-    settings: Settings | None, sources: Mapping[str, str], environ: Mapping[str, str]
-) -> Check:
-    """The model ``taor -p`` would use without ``--model``."""
-    from taor.cli.setup import DEFAULT_MODELS
+def model(settings: Settings | None, environ: Mapping[str, str]) -> Check:
+    """The model ``taor -p`` would use without ``--model``, chosen as a run chooses it."""
+    from taor.cli.setup import default_model
 
-    chosen = settings.model if settings else None
+    if settings is None:
+        return Check(name="model", status="note", detail="unknown until the config is fixed")
+    chosen = default_model(settings)
     if chosen:
-        where = settings.sources.get("model", "") if settings else ""
-        return Check(name="model", status="ok", detail=f"{chosen} (from {where})")
-    for provider, model_id in DEFAULT_MODELS:
-        if sources.get(provider):
-            return Check(
-                name="model",
-                status="ok",
-                detail=f"{provider}:{model_id} (the first "
-                "provider with a key; --model or model = in the config picks another)",
-            )
-    compat = (settings.base_url if settings else None) or environ.get("OPENAI_COMPAT_BASE_URL")
-    detail = (
-        "no provider key: set one of the keys above, or use a local OpenAI-compatible server "
-        "with --model openai-compat:NAME --base-url URL"
-    )
-    local = local_model().status == "ok"
+        return Check(name="model", status="ok", detail=f"{chosen[0]} ({chosen[1]})")
+    compat = settings.base_url or environ.get("OPENAI_COMPAT_BASE_URL")
     if compat:
         detail = f"no key; a local server is set ({compat}): use --model openai-compat:NAME"
-    elif local:
-        detail = "no key; the local model is installed: use --model local"
-    return Check(name="model", status="missing", detail=detail, fatal=not (compat or local))
+        return Check(name="model", status="missing", detail=detail)
+    detail = (
+        "no provider key: set one of the keys above, install the local model (taor models "
+        "install), or use an OpenAI-compatible server with --model openai-compat:NAME "
+        "--base-url URL"
+    )
+    return Check(name="model", status="missing", detail=detail, fatal=True)
 
 
 def tool(name: str, install: str) -> Check:

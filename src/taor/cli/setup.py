@@ -33,19 +33,28 @@ DEFAULT_MODELS = (
 
 
 def model_from(settings: Settings) -> Model:
-    """The model the settings name, else the first provider with a key, else the local model
-    when it is installed (so taor works offline with no key); a clear error otherwise."""
+    """The model ``default_model`` chooses; a clear error when there is none."""
+    chosen = default_model(settings)
+    if chosen is None:
+        raise ConfigurationError(no_key_message())
+    return connect(chosen[0], base_url=settings.base_url, env=settings.provider_env)
+
+
+def default_model(settings: Settings) -> tuple[str, str] | None:
+    """The model a run uses and why: the one the settings name, else the first provider with
+    a key, else the local model when it is installed (so taor works offline with no key)."""
     env = settings.provider_env
     if settings.model:
-        return connect(settings.model, base_url=settings.base_url, env=env)
+        return settings.model, f"from {settings.sources.get('model', 'the settings')}"
     for provider, model_id in DEFAULT_MODELS:
         if any(env.get(var) for var in PROVIDERS[provider].key_vars):
-            return connect(f"{provider}:{model_id}", base_url=settings.base_url, env=env)
+            why = "the first provider with a key; --model or model = in the config picks another"
+            return f"{provider}:{model_id}", why
     from taor.llm.local.known import resolve
 
     if resolve("", env).path.is_file():
-        return connect("local", env=env)
-    raise ConfigurationError(no_key_message())
+        return "local", "no provider key, and the local model is installed"
+    return None
 
 
 def no_key_message() -> str:
