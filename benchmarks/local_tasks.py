@@ -99,6 +99,7 @@ def run_taor(task: Task) -> dict[str, Any]:
         "inside": model_s + tools_s,
         "notes": notes,
         "answer": answer,
+        "session": f"{summary.get('session_id', '')} in {directory}",
     }
 
 
@@ -161,7 +162,11 @@ def main() -> None:
     taor_rows: dict[str, dict[str, Any]] = {}
     for task in [] if options.skip_taor else tasks:
         taor_rows[task.name] = row = run_taor(task)
-        print(f"taor {task.name}: {row['solved']} {row['wall']:.1f}s {row['end']}", flush=True)
+        print(
+            f"taor {task.name}: {row['solved']} {row['wall']:.1f}s {row['end']}"
+            f" (session {row['session']})",
+            flush=True,
+        )
     bare_rows: dict[str, dict[str, Any]] = {}
     if not options.skip_bare:
         server = asyncio.run(_start_server())

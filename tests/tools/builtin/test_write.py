@@ -187,9 +187,22 @@ async def test_a_guarded_rewrite_that_drops_most_of_a_file_is_refused_once(ws: W
     refused = await ws.run(tool, path="stats.py", content=shorter)
     assert refused.is_error and "6 lines and this content keeps only 2 of them" in refused.text
     assert "def spread(xs):" in refused.text and "edit_file" in refused.text
+    assert refused.text.endswith(f"The current content of stats.py:\n{SOURCE}")
     assert ws.get("stats.py") == SOURCE.encode()
     again = await ws.run(tool, path="stats.py", content=shorter)  # the model insists
     assert not again.is_error and ws.get("stats.py") == shorter.encode()
+
+
+async def test_a_guarded_rewrite_of_a_two_line_file_that_keeps_neither_is_refused(
+    ws: Workspace,
+) -> None:
+    ws.put("requirements.txt", "click\nrich\n")
+    tool = WriteFileTool(guard_rewrites=True)
+    refused = await ws.run(tool, path="requirements.txt", content="requests\n")
+    assert refused.is_error and "would delete click; rich" in refused.text
+    assert ws.get("requirements.txt") == b"click\nrich\n"
+    added = await ws.run(tool, path="requirements.txt", content="click\nrich\nrequests\n")
+    assert not added.is_error and ws.get("requirements.txt") == b"click\nrich\nrequests\n"
 
 
 async def test_a_guarded_rewrite_that_keeps_most_lines_or_makes_a_file_goes_through(

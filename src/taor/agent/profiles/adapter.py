@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from taor.agent.profiles.repeats import RepeatNotes
 from taor.tools.base import Tool, ToolContext, ToolError, ToolOutput
 
 Translate = Callable[[Mapping[str, Any]], dict[str, Any]]
@@ -43,6 +44,7 @@ class ProfiledTool:
     read_only: bool
     executor: Tool
     translate: Translate = unchanged
+    repeats: RepeatNotes | None = None  # when set, a repeated call to no effect is told so
 
     @classmethod
     def over(
@@ -53,6 +55,7 @@ class ProfiledTool:
         parameters: Mapping[str, Any],
         translate: Translate = unchanged,
         name: str | None = None,
+        repeats: RepeatNotes | None = None,
     ) -> ProfiledTool:
         """``executor`` under a new schema; the name and ``read_only`` default to its own."""
         return cls(
@@ -62,6 +65,7 @@ class ProfiledTool:
             read_only=executor.read_only,
             executor=executor,
             translate=translate,
+            repeats=repeats,
         )
 
     def executor_arguments(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -69,12 +73,14 @@ class ProfiledTool:
         return self.translate(arguments)
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
-        return await self.executor.execute(self.executor_arguments(arguments), context)
+        output = await self.executor.execute(self.executor_arguments(arguments), context)
+        return self.repeats.after(arguments, output) if self.repeats else output
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ArgumentMap:
-    """Renames, then converts units, then fills defaults, then keeps only ``keep`` (if given).
+    """Renames, then converts units, then keeps only ``keep`` (if given: the model's arguments
+    the tool takes, the rest dropped), then fills the profile's ``defaults``.
 
     ``divide`` (``{"timeout": 1000}``: ms to s) and ``shift`` (0-based to 1-based) are keyed
     by the executor's names (after renaming); numbers only.
@@ -96,10 +102,10 @@ class ArgumentMap:
         for key, delta in self.shift.items():
             if key in out:
                 out[key] = out[key] + delta
-        for key, value in self.defaults.items():
-            out.setdefault(key, value)
         if self.keep is not None:
             out = {key: value for key, value in out.items() if key in self.keep}
+        for key, value in self.defaults.items():
+            out.setdefault(key, value)
         return self.finish(out) if self.finish else out
 
 

@@ -3,15 +3,20 @@
 A 1.5B model is literal: it copies the prompt's examples, repeats a failing call, and rewrites a
 whole file to change one line. So this profile gives it a short prompt with no examples and the
 folder's files named in it, four tools with one-line descriptions and only the arguments they
-need (others are ignored, not refused), one call per reply, rewrites that would drop most of a
+need (others are ignored, not refused), an edit that changes every place its text appears
+(renaming is the common case, and "matches 2 places" stalled it), a plain note when a call
+repeats an earlier one to no effect, one call per reply, rewrites that would drop most of a
 file refused once, and a loop guard that fires after a few repeats instead of ten.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from taor.agent.profiles.adapter import ArgumentMap, ProfiledTool
 from taor.agent.profiles.base import Profile
 from taor.agent.profiles.prompt_local import LOCAL_PROMPT
+from taor.agent.profiles.repeats import RepeatNotes
 from taor.agent.profiles.schema import obj, string
 from taor.tools.base import Tool
 from taor.tools.builtin.edit import EditFileTool
@@ -22,12 +27,17 @@ from taor.tools.builtin.write import WriteFileTool
 _PATH = string("The file's path in the folder.")
 
 
-def _tool(executor: Tool, description: str, **properties: dict[str, str]) -> Tool:
+def _tool(
+    executor: Tool, description: str, defaults: dict[str, Any] | None = None, **properties: Any
+) -> Tool:
+    """``executor`` taking only ``properties`` from the model (others are dropped, not
+    refused), with the profile's ``defaults``, and telling a repeated call to no effect so."""
     return ProfiledTool.over(
         executor,
         description=description,
         parameters=obj(properties, list(properties), extra=True),
-        translate=ArgumentMap(keep=frozenset(properties)),
+        translate=ArgumentMap(keep=frozenset(properties), defaults=defaults or {}),
+        repeats=RepeatNotes(),
     )
 
 
@@ -36,7 +46,9 @@ def local_tools(default_timeout: float) -> tuple[Tool, ...]:
         _tool(ReadFileTool(), "Read a whole file.", path=_PATH),
         _tool(
             EditFileTool(),
-            "Replace old_string, copied exactly from the file, with new_string.",
+            "Replace old_string, copied exactly from the file, with new_string (everywhere "
+            "it appears in the file).",
+            {"replace_all": True},
             path=_PATH,
             old_string=string("Text copied exactly from the file."),
             new_string=string("The text to put in its place."),
@@ -47,13 +59,11 @@ def local_tools(default_timeout: float) -> tuple[Tool, ...]:
             path=_PATH,
             content=string("The whole content of the file."),
         ),
-        ProfiledTool.over(
+        _tool(
             ShellTool(plain=True),
-            description="Run a bash command in the folder and get its output.",
-            parameters=obj({"command": string("The command.")}, ["command"], extra=True),
-            translate=ArgumentMap(
-                defaults={"timeout": default_timeout}, keep=frozenset({"command"})
-            ),
+            "Run a bash command in the folder and get its output.",
+            {"timeout": default_timeout},
+            command=string("The command."),
         ),
     )
 

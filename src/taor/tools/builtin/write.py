@@ -25,22 +25,31 @@ __all__ = [
 ]
 
 
+_SHOWN_CHARS = 4000  # of the current file, in a refusal
+
+
 def dropped_most(path: str, old: str, new: str) -> str | None:
     """Why writing ``new`` over ``old`` looks like a mistake: it keeps under half of the old
-    file's non-blank lines. None when it does not."""
+    file's non-blank lines (of two or more). None when it does not. The refusal shows a small
+    file's current content, so a model that meant to add to it can write both together."""
     before = [line.strip() for line in old.splitlines() if line.strip()]
-    if len(before) < 4:
+    if len(before) < 2:
         return None
     after = {line.strip() for line in new.splitlines()}
     kept = sum(line in after for line in before)
     if kept * 2 >= len(before):
         return None
     lost = [line for line in before if line not in after][:3]
-    return (
+    message = (
         f"Not written: {path} has {len(before)} lines and this content keeps only {kept} of "
-        f"them; it would lose {'; '.join(lost)} ... To change part of the file, use edit_file. "
-        "To replace the whole file anyway, call write_file again with the same content."
+        f"them, so it would delete {'; '.join(lost)} ... To add to the file, call write_file "
+        "again with its current content and your new lines together. To change part of it, "
+        "use edit_file. To replace the whole file anyway, call write_file again with the same "
+        "content."
     )
+    if len(old) <= _SHOWN_CHARS:
+        message += f"\nThe current content of {path}:\n{old}"
+    return message
 
 
 def count_lines(text: str) -> int:
