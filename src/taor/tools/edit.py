@@ -6,7 +6,8 @@ finds nothing do the fuzzy passes run, in order, each also ignoring what the one
 
 1. ``trailing_whitespace``: spaces and tabs at line ends;
 2. ``indentation``: another common indentation (``new`` is re-indented by the same delta);
-3. ``typography``: curly quotes, en/em dashes and non-breaking spaces read as ASCII.
+3. ``typography``: curly quotes, en/em dashes and non-breaking spaces read as ASCII;
+4. ``quotes``: quote marks that old_string left out around its words (``edit_quotes``).
 
 A match must be unique unless ``replace_all``. Failures raise ``EditError`` with a message a model
 can act on: the lines of the several matches, or the closest region of the file and the
@@ -21,8 +22,9 @@ from typing import Literal
 
 from taor.errors import ToolError
 from taor.tools.edit_hints import TYPOGRAPHY, no_match_message, numbered
+from taor.tools.edit_quotes import quoted_edit
 
-FuzzyPass = Literal["trailing_whitespace", "indentation", "typography"]
+FuzzyPass = Literal["trailing_whitespace", "indentation", "typography", "quotes"]
 
 _MAX_LISTED_LINES = 20
 _CONTEXT_LINES = 3  # around each edit in the snippet
@@ -32,6 +34,7 @@ _HOW: dict[FuzzyPass, str] = {
     "indentation": "ignoring indentation (new_string was re-indented to match the file)",
     "typography": "reading typographic quotes, dashes and non-breaking spaces as ASCII "
     "and ignoring whitespace differences",
+    "quotes": "letting in the quote marks old_string left out (new_string got the same ones)",
 }
 
 
@@ -85,7 +88,12 @@ def apply_edit(text: str, old: str, new: str, *, replace_all: bool = False) -> E
         if matches:
             _check_unique(text, pattern, haystack, matches, match_pass, replace_all=replace_all)
             return _replace(text, matches, new, old_indent, match_pass)
-    raise EditError(no_match_message(text, old))
+    quoted = quoted_edit(text, old, new)
+    if quoted is None:
+        raise EditError(no_match_message(text, old))
+    edited = text[: quoted.start] + quoted.replacement + text[quoted.end :]
+    span = (quoted.start, quoted.start + len(quoted.replacement))
+    return EditResult(text=edited, replacements=1, fuzzy="quotes", snippet=_snippet(edited, [span]))
 
 
 def _check_request(text: str, old: str, new: str) -> None:
