@@ -165,3 +165,17 @@ async def test_plain_results_say_whether_the_command_succeeded(env: LocalEnviron
     failed = await tool.execute({"command": "echo bad; exit 2"}, _context(env))
     assert failed.text.startswith("The command failed (exit code 2). Its output:\nbad")
     assert not failed.is_error and failed.metadata["exit_code"] == 2
+
+
+async def test_plain_results_name_what_a_command_added_or_removed(
+    env: LocalEnvironment, tmp_path: Path
+) -> None:
+    tool = ShellTool(plain=True)
+    (tmp_path / "notes.txt").write_text("buy milk\n")
+    (tmp_path / "keep").mkdir()
+    moved = await tool.execute({"command": "mv notes.txt docs"}, _context(env))
+    assert "In the folder now, new: docs (a file); gone: notes.txt (a file)." in moved.text
+    swapped = await tool.execute({"command": "rm docs && mkdir docs"}, _context(env))
+    assert "new: docs (a folder); gone: docs (a file)." in swapped.text
+    quiet = await tool.execute({"command": "touch keep/x .hidden"}, _context(env))
+    assert "In the folder now" not in quiet.text  # nothing changed at its top level

@@ -20,9 +20,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from taor.env.base import CommandResult, EnvError, StreamName
+from taor.env.base import CommandResult, EnvError, Environment, StreamName
 from taor.tools.base import ToolContext, ToolOutput
 from taor.tools.truncation import Limits, limits_for, truncate
+
+_LISTED = 10  # entries named per kind of change
 
 SHELL_PARAMETERS: Mapping[str, Any] = {
     "type": "object",
@@ -55,15 +57,44 @@ def _header(result: CommandResult) -> str:
     return " | ".join(parts)
 
 
-def _plain(result: CommandResult, body: str) -> str:
+def _plain(result: CommandResult, body: str, changed: str) -> str:
     if result.timed_out:
         return f"The command did not finish within {result.timeout:g} s and was stopped.\n{body}"
     if result.exit_code != 0:
-        return f"The command failed (exit code {result.exit_code}). Its output:\n{body}"
+        return f"The command failed (exit code {result.exit_code}). Its output:\n{body}{changed}"
     return (
-        f"The command succeeded (exit code 0). Its output:\n{body}\n"
+        f"The command succeeded (exit code 0). Its output:\n{body}{changed}\n"
         "If this completes the task, reply now with a short answer and no tool call."
     )
+
+
+Entries = dict[str, bool]  # name -> is a directory
+
+
+async def _entries(env: Environment) -> Entries | None:
+    """The working directory's entries (hidden ones left out); None when it cannot be listed."""
+    try:
+        return {e.name: e.is_dir for e in await env.list_dir(".") if not e.name.startswith(".")}
+    except (OSError, EnvError):
+        return None
+
+
+def _changes(before: Entries | None, after: Entries | None) -> str:
+    """What a command added to or removed from the working directory, in plain words."""
+    if before is None or after is None:
+        return ""
+
+    def named(names: set[str], kinds: Entries) -> str:
+        shown = sorted(names)[:_LISTED]
+        more = f" and {len(names) - _LISTED} more" if len(names) > _LISTED else ""
+        kind = {True: "a folder", False: "a file"}
+        return ", ".join(f"{name} ({kind[kinds[name]]})" for name in shown) + more
+
+    swapped = {name for name in before.keys() & after.keys() if before[name] != after[name]}
+    new, gone = (after.keys() - before.keys()) | swapped, (before.keys() - after.keys()) | swapped
+    parts = [f"new: {named(new, after)}"] if new else []
+    parts += [f"gone: {named(gone, before)}"] if gone else []
+    return f"\nIn the folder now, {'; '.join(parts)}." if parts else ""
 
 
 def _metadata(result: CommandResult) -> dict[str, Any]:
@@ -113,8 +144,9 @@ class ShellTool:
     parameters: Mapping[str, Any] = field(default_factory=lambda: SHELL_PARAMETERS)
     read_only: bool = False
     limits: Limits | None = None
-    # Results in plain words for small models: whether the command succeeded, and after a
-    # success, that a finished task is answered now (else they verify forever).
+    # Results in plain words for small models: whether the command succeeded, what it added to
+    # or removed from the working directory, and after a success, that a finished task is
+    # answered now (else they verify forever).
     plain: bool = False
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
@@ -124,6 +156,7 @@ class ShellTool:
         def forward(text: str, stream: StreamName) -> None:
             context.on_output(text)
 
+        before = await _entries(context.environment) if self.plain else None
         run = asyncio.ensure_future(
             context.environment.run(
                 arguments["command"],
@@ -138,9 +171,10 @@ class ShellTool:
             result: CommandResult = run.result()
         except EnvError as exc:
             return ToolOutput.error(str(exc))
-        return self._output(result, arguments.get("description", ""))
+        changed = _changes(before, await _entries(context.environment)) if self.plain else ""
+        return self._output(result, arguments.get("description", ""), changed)
 
-    def _output(self, result: CommandResult, description: str) -> ToolOutput:
+    def _output(self, result: CommandResult, description: str, changed: str) -> ToolOutput:
         cut = truncate(result.output, self.limits or limits_for("shell"))
         metadata = _metadata(result)
         metadata.update(omitted_chars=cut.omitted_chars, omitted_lines=cut.omitted_lines)
@@ -148,5 +182,5 @@ class ShellTool:
         body = cut.text if cut.text.strip() else "(no output)"
         text = f"{_header(result)}\n{body}"
         if self.plain:
-            text = _plain(result, body)
+            text = _plain(result, body, changed)
         return ToolOutput.of(text, is_error=result.timed_out, metadata=metadata)
