@@ -44,6 +44,7 @@ async def test_repeats_that_differ_only_in_ignored_arguments_are_a_loop() -> Non
         events = await collect(session, "read a.txt")
     (warning, *rest) = of(events, LoopDetection)
     assert not warning.stopped and "4 times" in warning.message
+    assert '"offset":4' in warning.message  # shown as the model wrote it, not as matched
     assert rest and rest[-1].stopped  # it went on after the warning: stopped
 
 

@@ -123,7 +123,7 @@ async def check_loops(rt: Runtime, calls: Sequence[ToolCallPart]) -> LoopDetecti
     for call in calls:
         # by the arguments the tool uses: those a forgiving profile ignores make no difference
         used = executor_view(rt.tools.get(call.name), call.arguments)
-        verdict = rt.loops.record(dataclasses.replace(call, arguments=used))
+        verdict = rt.loops.record(call, used=used)
         if verdict is not None and (found is None or verdict.kind == "stop"):
             found = verdict
     if found is None:

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from taor.agent.config import LoopDetectionConfig
@@ -70,19 +71,26 @@ class LoopDetector:
         self._watch: Pattern | None = None  # the last warned block, in canonical rotation
         self._since_warning: list[str] = []
         self._calls_since_warning: int | None = None
+        self._shown: dict[str, str] = {}  # signature -> the call as the model last wrote it
 
     def reset(self) -> None:
         """Forget everything: call at the start of each input."""
         self._recent.clear()
         self._warned.clear()
+        self._shown.clear()
         self._end_watch()
         self._calls_since_warning = None
 
-    def record(self, call: ToolCallPart) -> LoopVerdict | None:
-        """Add one call; a verdict when it completes a loop, else None."""
+    def record(
+        self, call: ToolCallPart, *, used: Mapping[str, Any] | None = None
+    ) -> LoopVerdict | None:
+        """Add one call; a verdict when it completes a loop, else None. ``used``: the arguments
+        the tool acts on, matched instead of the call's own (messages still show the call as
+        the model wrote it)."""
         if not self._config.enabled:
             return None
-        sig = signature(call)
+        sig = signature(call if used is None else replace(call, arguments=dict(used)))
+        self._shown[sig] = signature(call)
         self._recent.append(sig)
         if self._calls_since_warning is not None:
             self._calls_since_warning += 1
@@ -120,15 +128,24 @@ class LoopDetector:
         self._since_warning = []
         self._calls_since_warning = 0
         return LoopVerdict(
-            kind="warn", pattern=block, repeats=repeats, message=_warn_message(block, repeats)
+            kind="warn",
+            pattern=block,
+            repeats=repeats,
+            message=_warn_message(self._as_written(block), repeats),
         )
 
     def _stop(self, block: Pattern, repeats: int) -> LoopVerdict:
         self._recent.clear()
         self._end_watch()
         return LoopVerdict(
-            kind="stop", pattern=block, repeats=repeats, message=_stop_message(block)
+            kind="stop",
+            pattern=block,
+            repeats=repeats,
+            message=_stop_message(self._as_written(block)),
         )
+
+    def _as_written(self, block: Pattern) -> Pattern:
+        return tuple(self._shown.get(sig, sig) for sig in block)
 
     def _end_watch(self) -> None:
         self._watch = None
