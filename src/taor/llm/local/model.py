@@ -15,6 +15,7 @@ from taor.llm.adapters.openai_compat import OpenAICompatModel
 from taor.llm.events import StreamEvent
 from taor.llm.local import checks
 from taor.llm.local.known import resolve
+from taor.llm.local.prefix import prefix_directory
 from taor.llm.local.server import PROVIDER, LocalServer, ServerSettings
 from taor.llm.model import Timeouts
 from taor.llm.types import Request
@@ -40,6 +41,7 @@ class LocalModel(OpenAICompatModel):
         super().__init__(model_id, **kwargs)
         self.server = LocalServer(server)
         self._starting: asyncio.Lock | None = None
+        self._prefix_saved = False
 
     async def stream(self, request: Request) -> AsyncIterator[StreamEvent]:
         if self._base_url is None:
@@ -50,6 +52,9 @@ class LocalModel(OpenAICompatModel):
         except ProviderError as error:
             error.provider = PROVIDER  # the adapter's errors name openai-compat
             raise
+        if not self._prefix_saved:  # the first prompt, for the next server to start from
+            self._prefix_saved = True
+            await self.server.save_prefix()
 
     async def _start(self) -> None:
         self._starting = self._starting or asyncio.Lock()
@@ -86,6 +91,7 @@ def connect_local(
         context_size=context,
         threads=threads or _positive(env, THREADS_VAR) or default_threads(),
         chat_template_file=_template(model.template),
+        prefix_dir=prefix_directory(dict(env)),
     )
     options.pop("api_key", None)
     options.pop("base_url", None)

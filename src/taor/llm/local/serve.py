@@ -57,6 +57,12 @@ def _params(xllamacpp: Any, settings: dict[str, Any]) -> Any:
     params.use_jinja = True
     params.cache_ram_mib = settings["cache_ram_mib"]
     params.sampling.temp = settings["temperature"]  # for requests that set none
+    if settings.get("prefix_dir"):  # the saved prompt prefix (prefix.py) is read and written here
+        os.makedirs(settings["prefix_dir"], exist_ok=True)
+        params.slot_save_path = os.path.join(
+            settings["prefix_dir"], ""
+        )  # llama.cpp appends the name
+        params.endpoint_slots = True
     if settings.get("chat_template_file"):
         with open(settings["chat_template_file"], encoding="utf-8") as file:
             params.chat_template = file.read()

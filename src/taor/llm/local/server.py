@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO, NoReturn
 
 from taor.errors import ServerError
+from taor.llm.local.prefix import prefix_name, restore, save
 
 PROVIDER = "local"
 START_TIMEOUT = 300.0  # loading from a cold, slow disk; a loaded model answers health at once
@@ -37,6 +38,7 @@ class ServerSettings:
     threads: int
     chat_template_file: str = ""  # a Jinja chat template; "" for the model's own
     cache_ram_mib: int = 512  # llama.cpp's prompt cache in RAM (its default is 8 GiB)
+    prefix_dir: str = ""  # where the saved prompt prefix lives ("" for none; see prefix.py)
     # Requests that set no temperature: greedy, so a run is repeatable (llama.cpp's own default,
     # 0.8, is a chat setting; small models call tools more reliably without it).
     temperature: float = 0.0
@@ -51,6 +53,10 @@ class LocalServer:
         self._log: IO[bytes] | None = None
         self.base_url: str | None = None
         self.started_in: float | None = None  # seconds from spawn to healthy
+        self.prefix_restored = False
+        self._prefix = prefix_name(
+            settings.model_path, settings.context_size, settings.chat_template_file
+        )
 
     @property
     def pid(self) -> int | None:
@@ -64,12 +70,19 @@ class LocalServer:
         try:
             address = await self._address(process)
             await _wait_healthy(address, process)
+            self.prefix_restored = await restore(address, self.settings.prefix_dir, self._prefix)
         except BaseException:  # a failure, a timeout or a cancel: no half-started server
             await self.stop(keep_log=True)
             raise
         self.started_in = time.monotonic() - began
         self.base_url = address + "/v1"
         return self.base_url
+
+    async def save_prefix(self) -> bool:
+        """Save the server's prompt cache for the next server with these settings."""
+        if self.base_url is None:
+            return False
+        return await save(self.base_url.removesuffix("/v1"), self.settings.prefix_dir, self._prefix)
 
     async def _address(self, process: subprocess.Popen[bytes]) -> str:
         try:
