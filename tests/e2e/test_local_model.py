@@ -99,6 +99,31 @@ def test_the_server_starts_answers_and_stops() -> None:
     assert model.server.started_in is not None
 
 
+def test_the_next_server_starts_from_the_saved_prompt_prefix(tmp_path: Path) -> None:
+    env = {**MODELS, "TAOR_LOCAL_PREFIX_DIR": str(tmp_path)}
+    request = Request(
+        system="You answer in one word. " * 30,
+        messages=(Message.user("Reply with one word: ready"),),
+        max_tokens=4,
+        temperature=0,
+    )
+
+    async def ask() -> tuple[int, int, bool]:
+        model = connect("local", env=env)
+        assert isinstance(model, LocalModel)
+        try:
+            usage = (await complete(model, request)).usage
+            return usage.input_tokens, usage.cache_read_tokens, model.server.prefix_restored
+        finally:
+            await model.aclose()
+
+    prompt, cached, restored = asyncio.run(ask())
+    assert not restored and cached == 0 and len(list(tmp_path.glob("prefix-*.bin"))) == 1
+    prompt, cached, restored = asyncio.run(ask())
+    assert restored and cached >= prompt - 8  # all but the last few tokens came from the file
+    assert not list(tmp_path.glob("*.part"))
+
+
 CHILD = """
 import asyncio, sys
 from taor.llm import Message, Request, complete, connect
