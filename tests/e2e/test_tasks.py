@@ -122,3 +122,15 @@ def test_a_steering_message_mid_task_reaches_the_model(tmp_path: Path) -> None:
     assert "steering_injected" in kinds
     assert (cwd / "notes.txt").read_text().strip() == "alpha"
     assert (cwd / "extra.txt").read_text().strip() == "beta"
+
+
+def test_a_model_repeating_itself_is_caught_by_the_guards(tmp_path: Path) -> None:
+    cwd = project(tmp_path, {"wait.py": "print('not ready yet')\n"})
+    done = run(cwd, "Run python wait.py again and again until it prints ready.")
+    runs = [call for call in done.calls("shell") if "wait.py" in call.get("command", "")]
+    told = [
+        e for e in done.events if e["kind"] == "tool_call_end" and "same call before" in e["output"]
+    ]
+    warned = [e for e in done.events if e["kind"] == "loop_detection"]
+    assert runs and (told or warned)  # it did repeat itself, and a guard said so
+    assert len(runs) <= 6  # warned at the fourth copy, stopped by the sixth: never the budget
