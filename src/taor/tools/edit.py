@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from taor.errors import ToolError
-from taor.tools.edit_hints import TYPOGRAPHY, no_match_message, numbered
+from taor.tools.edit_hints import TYPOGRAPHY, no_match_message, numbered, unnumbered
 from taor.tools.edit_quotes import quoted_edit
 
 FuzzyPass = Literal["trailing_whitespace", "indentation", "typography", "quotes"]
@@ -57,6 +57,17 @@ class EditResult:
         plural = "" if self.replacements == 1 else "s"
         how = f" (matched by {_HOW[self.fuzzy]})" if self.fuzzy else ""
         return f"Replaced {self.replacements} occurrence{plural}{how}.\n{self.snippet}"
+
+    @property
+    def plain(self) -> str:
+        """The same for a small model: no line numbers it could copy, and what to do next."""
+        places = "1 place" if self.replacements == 1 else f"{self.replacements} places"
+        how = f" ({_HOW[self.fuzzy]})" if self.fuzzy else ""
+        return (
+            f"Changed {places}{how}. That part of the file now reads:\n"
+            f"{unnumbered(self.snippet)}\n"
+            "If this completes the task, reply now with a short answer and no tool call."
+        )
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

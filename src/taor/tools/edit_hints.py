@@ -15,6 +15,19 @@ _TYPOGRAPHIC = "‘’‚‛′“”„‟″‐‑‒–—―−\u00a0\u2007\
 TYPOGRAPHY = str.maketrans(_TYPOGRAPHIC, "'''''\"\"\"\"\"-------    ")
 _WORD = re.compile(r"\w+")
 _LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\s*[|→\t]")
+_SNIPPET_NUMBER = re.compile(r"(?m)^ *\d+ \| ?")  # what ``numbered`` puts before each line
+
+
+def carries_line_numbers(text: str) -> bool:
+    """Whether every written line of ``text`` starts with a line number, as copied from
+    read_file's or edit_file's output."""
+    written = [line for line in text.replace("\r\n", "\n").split("\n") if line.strip()]
+    return bool(written) and all(_LINE_NUMBER_PREFIX.match(line) for line in written)
+
+
+def unnumbered(snippet: str) -> str:
+    """A ``numbered`` snippet without its line numbers."""
+    return _SNIPPET_NUMBER.sub("", snippet)
 
 
 def numbered(lines: list[str], low: int, high: int, *, width: int = 0) -> str:
@@ -37,8 +50,7 @@ def no_match_message(text: str, old: str) -> str:
     )
     advice = "Copy old_string exactly from the file (re-read it with read_file if unsure)."
     target = old.replace("\r\n", "\n").strip("\n").split("\n")
-    written = [line for line in target if line.strip()]
-    if written and all(_LINE_NUMBER_PREFIX.match(line) for line in written):
+    if carries_line_numbers(old):
         return f"{head} Its lines seem to start with line numbers from read_file's output; leave those out. {advice}"
     lines = text.replace("\r\n", "\n").split("\n")
     start = _closest_region(lines, target)

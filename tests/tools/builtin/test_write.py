@@ -193,6 +193,18 @@ async def test_a_guarded_rewrite_that_drops_most_of_a_file_is_refused_once(ws: W
     assert not again.is_error and ws.get("stats.py") == shorter.encode()
 
 
+async def test_a_guarded_write_of_lines_that_carry_line_numbers_is_refused_once(
+    ws: Workspace,
+) -> None:
+    tool = WriteFileTool(guard_rewrites=True)
+    numbered = '1 | {\n2 |   "port": 9000\n3 | }\n'
+    refused = await ws.run(tool, path="settings.json", content=numbered)
+    assert refused.is_error and "Leave the numbers out" in refused.text
+    assert ws.get("settings.json") is None
+    again = await ws.run(tool, path="settings.json", content=numbered)  # it is meant
+    assert not again.is_error and ws.get("settings.json") == numbered.encode()
+
+
 async def test_a_guarded_rewrite_of_a_two_line_file_that_keeps_neither_is_refused(
     ws: Workspace,
 ) -> None:

@@ -45,7 +45,7 @@ def local_tools(default_timeout: float) -> tuple[Tool, ...]:
     return (
         _tool(ReadFileTool(), "Read a whole file.", path=_PATH),
         _tool(
-            EditFileTool(),
+            EditFileTool(plain=True),
             "Replace old_string, copied exactly from the file, with new_string (everywhere "
             "it appears in the file).",
             {"replace_all": True},

@@ -67,6 +67,7 @@ class EditFileTool:
         }
     )
     read_only: bool = False
+    plain: bool = False  # results for small models (``EditResult.plain``)
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         return await guarded(self._edit(arguments, context))
@@ -83,7 +84,8 @@ class EditFileTool:
         )
         await env.write(path, result.text)
         meta = {"path": path, "replacements": result.replacements, "fuzzy": result.fuzzy}
-        return model_output(self.name, f"Edited {path}. {result.summary}", meta)
+        summary = result.plain if self.plain else result.summary
+        return model_output(self.name, f"Edited {path}. {summary}", meta)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -13,6 +13,7 @@ from typing import Any
 from taor.tools.base import ToolContext, ToolOutput
 from taor.tools.builtin._common import environment_of, guarded, model_output
 from taor.tools.builtin.list_dir import DEFAULT_DEPTH, MAX_DEPTH, MAX_ENTRIES, ListDirTool
+from taor.tools.edit_hints import carries_line_numbers
 
 __all__ = [
     "DEFAULT_DEPTH",
@@ -50,6 +51,18 @@ def dropped_most(path: str, old: str, new: str) -> str | None:
     if len(old) <= _SHOWN_CHARS:
         message += f"\nThe current content of {path}:\n{old}"
     return message
+
+
+def mistaken(path: str, old: str | None, new: str) -> str | None:
+    """Why writing ``new`` over ``old`` (None: no such file yet) looks like a mistake, if it
+    does: line numbers copied from a tool's output, or most of the file dropped."""
+    if carries_line_numbers(new):
+        return (
+            f"Not written: every line of this content starts with a line number, copied from a "
+            f"tool's output. Leave the numbers out and call write_file again. (If {path} really "
+            "should look like this, call write_file again with the same content.)"
+        )
+    return dropped_most(path, old, new) if old is not None else None
 
 
 def count_lines(text: str) -> int:
@@ -91,8 +104,9 @@ class WriteFileTool:
         env = environment_of(context)
         path, content = str(arguments["path"]), str(arguments["content"])
         existed = await env.exists(path)
-        if existed and self.guard_rewrites and self._refused.pop(path, None) != content:
-            refusal = dropped_most(path, await env.read_text(path), content)
+        if self.guard_rewrites and self._refused.pop(path, None) != content:
+            old = await env.read_text(path) if existed else None
+            refusal = mistaken(path, old, content)
             if refusal:
                 self._refused[path] = content
                 return ToolOutput.error(refusal)
