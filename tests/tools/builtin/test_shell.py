@@ -160,7 +160,7 @@ async def test_on_memory_environment_scripted_results_and_faults() -> None:
 async def test_plain_results_say_whether_the_command_succeeded(env: LocalEnvironment) -> None:
     tool = ShellTool(plain=True)
     ok = await tool.execute({"command": "echo fine"}, _context(env))
-    assert ok.text.startswith("The command succeeded (exit code 0). Its output:\nfine")
+    assert ok.text.startswith("The command succeeded (exit code 0). It printed:\nfine\n\nIf")
     assert ok.text.endswith("reply now with a short answer and no tool call.")
     failed = await tool.execute({"command": "echo bad; exit 2"}, _context(env))
     assert failed.text.startswith("The command failed (exit code 2). Its output:\nbad")

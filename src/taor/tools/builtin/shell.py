@@ -63,7 +63,7 @@ def _plain(result: CommandResult, body: str, changed: str) -> str:
     if result.exit_code != 0:
         return f"The command failed (exit code {result.exit_code}). Its output:\n{body}{changed}"
     return (
-        f"The command succeeded (exit code 0). Its output:\n{body}{changed}\n"
+        f"The command succeeded (exit code 0). It printed:\n{body.rstrip()}{changed}\n\n"
         "If this completes the task, reply now with a short answer and no tool call."
     )
 
