@@ -8,7 +8,6 @@ from __future__ import annotations
 from taor.agent.events import LoopDetection, ToolCallEnd
 from taor.agent.profiles.local import local_tools
 from taor.agent.profiles.repeats import NOTE
-from taor.agent.record.turns import AssistantTurn
 from taor.agent.session import Session
 from taor.env.memory import MemoryEnvironment
 from taor.testing import ScriptedModel, text, tool_calls
@@ -77,15 +76,3 @@ def test_commands_get_the_profiles_timeout_whatever_the_model_asks() -> None:
     shell = local_tools(60.0)[-1]
     translate = shell.executor_arguments  # type: ignore[attr-defined]
     assert translate({"command": "make", "timeout": 9999}) == {"command": "make", "timeout": 60.0}
-
-
-async def test_requests_leave_out_the_text_that_came_with_tool_calls() -> None:
-    env = MemoryEnvironment(files={"a.txt": "alpha\n"})
-    planned = tool_calls(("read_file", {"path": "a.txt"}), text="1. Read a.txt")
-    model = local_model(planned, text("It says alpha."))
-    async with Session(model, environment=env, config=config()) as session:
-        await collect(session, "what does a.txt say?")
-        (assistant,) = [m for m in model.requests[1].messages if m.role == "assistant"]
-        assert "1. Read a.txt" not in assistant.text and assistant.parts  # the call is sent
-        kept = next(t for t in session.history if isinstance(t, AssistantTurn))
-        assert "1. Read a.txt" in kept.message.text  # the transcript keeps it

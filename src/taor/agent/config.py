@@ -86,9 +86,7 @@ class SessionConfig:
     user-level instructions (e.g. ``~/.config/taor/AGENTS.md``); None skips it.
     ``parallel_tool_calls`` False asks the model for one tool call per reply and runs only the
     first when it makes more (the others are answered with an error saying to call them one
-    at a time); None takes the profile's choice (local models: one at a time).
-    ``call_text`` False sends the model its earlier tool calls without the text that came with
-    them (the transcript keeps it); None takes the profile's choice (local models: False)."""
+    at a time); None takes the profile's choice (local models: one at a time)."""
 
     system_prompt: str = ""
     instructions: str = ""
@@ -96,7 +94,6 @@ class SessionConfig:
     reasoning_effort: ReasoningEffort | None = None
     max_tokens: int | None = None
     parallel_tool_calls: bool | None = None
-    call_text: bool | None = None
     temperature: float | None = None
     provider_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     timeouts: Timeouts = field(default_factory=Timeouts)

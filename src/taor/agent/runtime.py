@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from taor.agent.config import SessionConfig
-from taor.agent.context.call_text import without_call_text
 from taor.agent.context.ledger import TokenLedger, UsageLedger
 from taor.agent.context.prompt.cache import SystemPrompt
 from taor.agent.events import Event, SteeringInjected, StopReason, TurnLimit, WarningEvent
@@ -172,9 +171,8 @@ class Runtime:
         """The next request, derived from the transcript (checked by the validator first)."""
         self.transcript.check()
         config = self.config
-        messages = self.transcript.messages()
         return Request(
-            messages=messages if config.call_text is not False else without_call_text(messages),
+            messages=self.transcript.messages(),
             model=self.model.model_id,
             system=self.system_prompt(),
             tools=tuple(self.tools.definitions()),

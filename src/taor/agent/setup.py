@@ -83,8 +83,8 @@ def resolve_tools(
 
 
 def with_profile_defaults(config: SessionConfig, profile: Profile | None) -> SessionConfig:
-    """The profile's max output tokens, provider options, parallel tool calls, call text and
-    loop window where the config sets none (or keeps the default)."""
+    """The profile's max output tokens, provider options, parallel tool calls and loop window
+    where the config sets none (or keeps the default)."""
     if profile is None:
         return config
     import dataclasses
@@ -94,8 +94,6 @@ def with_profile_defaults(config: SessionConfig, profile: Profile | None) -> Ses
         changes["max_tokens"] = profile.max_output_tokens
     if config.parallel_tool_calls is None:
         changes["parallel_tool_calls"] = profile.supports_parallel_tool_calls
-    if config.call_text is None:
-        changes["call_text"] = profile.call_text
     if not config.provider_options and profile.provider_options:
         changes["provider_options"] = profile.provider_options
     if profile.loop_window and config.loop_detection == LoopDetectionConfig():

@@ -50,7 +50,6 @@ class Profile:
     subagent_tools: tuple[str, ...] = ()
     list_files: int = 0  # the prompt names up to this many entries of the working directory
     loop_window: int | None = None  # the loop guard's window, where the config keeps the default
-    call_text: bool = True  # requests carry the text that came with tool calls
 
     def __post_init__(self) -> None:
         if not 0 < self.default_command_timeout <= MAX_COMMAND_TIMEOUT:

@@ -78,5 +78,4 @@ def local_profile() -> Profile:
         max_output_tokens=1024,
         list_files=40,
         loop_window=4,
-        call_text=False,
     )
