@@ -215,11 +215,6 @@ async def test_a_guarded_rewrite_of_a_two_line_file_that_keeps_neither_is_refuse
     assert ws.get("requirements.txt") == b"click\nrich\n"
     added = await ws.run(tool, path="requirements.txt", content="click\nrich\nrequests\n")
     assert not added.is_error and ws.get("requirements.txt") == b"click\nrich\nrequests\n"
-    plain = await ws.run(WriteFileTool(plain=True), path="new.txt", content="x\n")
-    assert plain.text == (
-        "Created new.txt (1 line). If this completes the task, reply now with a short answer "
-        "and no tool call."
-    )
 
 
 async def test_a_guarded_rewrite_that_keeps_most_lines_or_makes_a_file_goes_through(

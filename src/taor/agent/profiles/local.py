@@ -54,7 +54,7 @@ def local_tools(default_timeout: float) -> tuple[Tool, ...]:
             new_string=string("The text to put in its place."),
         ),
         _tool(
-            WriteFileTool(guard_rewrites=True, plain=True),
+            WriteFileTool(guard_rewrites=True),
             "Create a new file (or replace a whole file).",
             path=_PATH,
             content=string("The whole content of the file."),

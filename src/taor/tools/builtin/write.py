@@ -95,7 +95,6 @@ class WriteFileTool:
     # rewrite a whole file to change one function and lose the others); the same call again
     # goes through.
     guard_rewrites: bool = False
-    plain: bool = False  # a small model is told to answer now if this finished the task
     _refused: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
@@ -116,7 +115,4 @@ class WriteFileTool:
         verb = "Overwrote" if existed else "Created"
         plural = "" if lines == 1 else "s"
         meta = {"path": path, "created": not existed, "lines": lines}
-        text = f"{verb} {path} ({lines} line{plural})."
-        if self.plain:
-            text += " If this completes the task, reply now with a short answer and no tool call."
-        return model_output(self.name, text, meta)
+        return model_output(self.name, f"{verb} {path} ({lines} line{plural}).", meta)
