@@ -60,13 +60,11 @@ class EditResult:
 
     @property
     def plain(self) -> str:
-        """The same for a small model: no line numbers it could copy, and what to do next."""
+        """The same for a small model: no line numbers it could copy into a later call."""
         places = "1 place" if self.replacements == 1 else f"{self.replacements} places"
         how = f" ({_HOW[self.fuzzy]})" if self.fuzzy else ""
         return (
-            f"Changed {places}{how}. That part of the file now reads:\n"
-            f"{unnumbered(self.snippet)}\n"
-            "If this completes the task, reply now with a short answer and no tool call."
+            f"Changed {places}{how}. That part of the file now reads:\n{unnumbered(self.snippet)}"
         )
 
 

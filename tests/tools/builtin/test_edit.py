@@ -48,13 +48,12 @@ async def test_edit_replaces_and_shows_the_region(gws: Workspace) -> None:
     assert output.metadata["fuzzy"] is None
 
 
-async def test_a_plain_edit_result_has_no_line_numbers_and_says_what_next(gws: Workspace) -> None:
+async def test_a_plain_edit_result_has_no_line_numbers(gws: Workspace) -> None:
     tool = EditFileTool(plain=True)
     output = await gws.run(tool, path="greet.py", old_string="'hello '", new_string="'hi '")
     assert output.text == (
         "Edited greet.py. Changed 1 place. That part of the file now reads:\n"
-        "def greet(name):\n    message = 'hi ' + name\n    return message\n\n"
-        "If this completes the task, reply now with a short answer and no tool call."
+        "def greet(name):\n    message = 'hi ' + name\n    return message\n"
     )
 
 
