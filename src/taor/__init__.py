@@ -13,10 +13,12 @@ if TYPE_CHECKING:
     from typing import Any
 
     from taor.agent import (
+        Checkpoint,
         Decision,
         Hooks,
         Limits,
         PermissionConfig,
+        RewindResult,
         RunResult,
         Session,
         SessionConfig,
@@ -72,10 +74,12 @@ if TYPE_CHECKING:
 # above say the same for type checkers, and a test holds the two together.
 _EXPORTS = {
     "taor.agent": (
+        "Checkpoint",
         "Decision",
         "Hooks",
         "Limits",
         "PermissionConfig",
+        "RewindResult",
         "RunResult",
         "Session",
         "SessionConfig",

@@ -17,9 +17,12 @@ The map, from the host down:
 - ``policy/``: permissions and their rules, hooks, loop detection.
 - ``context/``: the system prompt, token and usage ledgers, compaction.
 - ``profiles/``: per-provider tool sets and prompts; ``subagents/``: child sessions.
+- ``checkpoints/``: the files tool calls change, saved per user input
+  (``Session.checkpoints()``), and ``Session.rewind`` to go back to one.
 - ``runtime``: the state the loop works on; ``config`` and ``events``: what a host sets and sees.
 """
 
+from taor.agent.checkpoints import Checkpoint, FileChange, RewindResult
 from taor.agent.config import (
     CompactionConfig,
     Limits,
@@ -48,16 +51,19 @@ __all__ = [
     "AnswerCall",
     "AssistantTurn",
     "ChangeArguments",
+    "Checkpoint",
     "CompactionConfig",
     "Decision",
     "DenyCall",
     "Event",
+    "FileChange",
     "Hooks",
     "JsonlTranscriptStore",
     "Limits",
     "LoopDetectionConfig",
     "NoticeTurn",
     "PermissionConfig",
+    "RewindResult",
     "RunResult",
     "Session",
     "SessionConfig",

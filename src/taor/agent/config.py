@@ -86,7 +86,9 @@ class SessionConfig:
     user-level instructions (e.g. ``~/.config/taor/AGENTS.md``); None skips it.
     ``parallel_tool_calls`` False asks the model for one tool call per reply and runs only the
     first when it makes more (the others are answered with an error saying to call them one
-    at a time); None takes the profile's choice (local models: one at a time)."""
+    at a time); None takes the profile's choice (local models: one at a time).
+    ``checkpoints`` False stops saving files before tool calls change them (``Session.rewind``
+    then has nothing to put back)."""
 
     system_prompt: str = ""
     instructions: str = ""
@@ -109,3 +111,4 @@ class SessionConfig:
     tool_timeout: float = 0.0  # seconds a tool call may take (0: the tool's own limits)
     subagents: bool | None = None  # offer spawn_agent & co (None: the profile decides)
     max_subagent_depth: int = 1  # agents below this one may not spawn (1: no grandchildren)
+    checkpoints: bool = True  # save files before tool calls change them (Session.rewind)

@@ -3,7 +3,8 @@ permission request, reconfigure, rebuild the prompt.
 
 ``SessionControl`` is the base class of ``taor.agent.Session`` that holds them; each works on
 the session's runtime, driver and channel and is acknowledged by an event (see
-``taor.agent.events``). They may come at any time, also from another task while a cycle runs.
+``taor.agent.events``). They may come at any time, also from another task while a cycle runs,
+but ``rewind``, which only an idle session takes, and which returns what it did.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import datetime
 from typing import Any
 
 from taor.agent.channel import Channel
+from taor.agent.checkpoints.records import Checkpoint, RewindResult
+from taor.agent.checkpoints.rewind import rewind_session
 from taor.agent.config import SessionConfig
 from taor.agent.driver import Driver
 from taor.agent.events import FollowUpQueued, SteeringQueued, SystemPromptChanged
@@ -21,14 +24,16 @@ from taor.agent.policy.decisions import Decision
 from taor.agent.profiles import Profile
 from taor.agent.runtime import Runtime
 from taor.agent.subagents import SubagentManager
-from taor.agent.subagents.wiring import decide_for_child
+from taor.agent.subagents.wiring import decide_for_child, lend_checkpoints
 from taor.env.base import Environment
+from taor.errors import SessionError
 from taor.llm.model import Model
 
 
 class SessionControl:
     """What a host may tell a session while it runs (``Session`` sets the attributes)."""
 
+    id: str
     _rt: Runtime
     _driver: Driver
     _channel: Channel
@@ -93,6 +98,8 @@ class SessionControl:
         self._rt.reconfigure(new, model=model)
         if environment is not None:
             self._rt.environment = environment
+            if self._rt.owns_checkpoints:
+                self._rt.checkpoints.environment = environment
 
     async def rebuild_prompt(self) -> None:
         """Build the system prompt again (instruction files, git snapshot, date) from the next
@@ -103,6 +110,38 @@ class SessionControl:
             await build_prompt(self._rt, self.profile)
         elif await prompt.rebuild(today=datetime.date.today()):
             self._channel.publish(SystemPromptChanged(reason="rebuilt on request"))
+
+    def checkpoints(self) -> list[Checkpoint]:
+        """One checkpoint per user input so far (turn 1 first): its prompt's first line, when
+        it came, and the files changed while it ran (a subagent's list is its parent's)."""
+        if not self._rt.owns_checkpoints:
+            return []
+        return self._rt.checkpoints.checkpoints(self._rt.transcript.turns)
+
+    async def rewind(
+        self, turn: int, *, files: bool = True, conversation: bool = True
+    ) -> RewindResult:
+        """Go back to before user input ``turn``: put the files back as they were then
+        (``files``) and continue from the conversation as it was then (``conversation``: the
+        session becomes a fork with a new id; the original transcript stays as it is). Only
+        an idle session rewinds; see ``taor.agent.checkpoints.rewind``."""
+        self._check_open()
+        if not self._rt.owns_checkpoints:
+            raise SessionError("a subagent's files are checkpointed by its parent: rewind that")
+        if self._rt.state != "idle" or self._driver.held:
+            raise SessionError(f"rewind needs an idle session; this one is {self._rt.state}")
+        running = self.subagents.running() if self.subagents is not None else []
+        if running:
+            raise SessionError(f"rewind needs idle subagents; running: {', '.join(running)}")
+        self._driver.held = True
+        try:
+            result = await rewind_session(self._rt, turn, files=files, conversation=conversation)
+        finally:
+            self._driver.held = False
+        self.id = self._rt.session_id
+        for child in self.subagents.sessions() if self.subagents is not None else ():
+            lend_checkpoints(child, self._rt.checkpoints)  # the fork's, from now on
+        return result
 
     def _check_open(self) -> None:
         self._driver.check_open()

@@ -46,6 +46,7 @@ class Driver:
         self._ended = 0  # the last cycle whose processing_end went out
         self._interrupt_next = False
         self.closed = False
+        self.held = False  # while the session rewinds: no input may start
 
     def check_open(self) -> None:
         if self.closed:
@@ -54,6 +55,8 @@ class Driver:
     def enqueue(self, text: str) -> int:
         """Queue an input; the number of its cycle."""
         self.check_open()
+        if self.held:
+            raise SessionError("The session is rewinding; submit once rewind() has returned.")
         if not isinstance(text, str) or not text.strip():
             raise SessionError("The input is empty; give the agent something to do.")
         cycle = next(self._cycles)

@@ -4,8 +4,8 @@
 config sets one) and returns the opening events: ``session_start`` and a warning for each note
 a reopened transcript left (what was skipped or repaired). ``release`` gives back what the
 session holds, in an order that loses nothing: the children first (they use the environment),
-then the processes still running, the transcript store, the scratch output directory and a
-model the session connected itself.
+then the processes still running, the transcript store and checkpoint index, the scratch
+directory and a model the session connected itself.
 """
 
 from __future__ import annotations
@@ -51,6 +51,8 @@ async def release(
         await rt.environment.cleanup()
     if rt.store is not None:
         await rt.store.close()
+    if rt.owns_checkpoints:
+        rt.checkpoints.close()
     shutil.rmtree(rt.scratch_dir, ignore_errors=True)
     if owns_model:
         await rt.model.aclose()

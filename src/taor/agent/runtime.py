@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from taor.agent.checkpoints.log import CheckpointLog, folder_for
 from taor.agent.config import SessionConfig
 from taor.agent.context.ledger import TokenLedger, UsageLedger
 from taor.agent.context.prompt.cache import SystemPrompt
@@ -29,7 +30,7 @@ from taor.agent.policy.permissions import PermissionPolicy
 from taor.agent.record.store import TranscriptStore
 from taor.agent.record.summary import recorded_totals
 from taor.agent.record.transcript import Transcript
-from taor.agent.record.turns import SteeringSource, SteeringTurn, Turn
+from taor.agent.record.turns import SteeringSource, SteeringTurn, Turn, UserTurn
 from taor.env.base import Environment
 from taor.errors import ProviderError
 from taor.llm.catalog import Catalog
@@ -100,6 +101,8 @@ class Runtime:
     scratch_dir: Path = field(  # output_dir() without a JSONL store; created when first used
         default_factory=lambda: Path(tempfile.gettempdir()) / f"taor-outputs-{uuid.uuid4().hex}"
     )
+    owns_checkpoints: bool = True  # False for a subagent: it records into its parent's
+    checkpoints: CheckpointLog = field(init=False)
     usage: UsageLedger = field(init=False)
     before: tuple[int, float | None] = field(init=False)  # model calls, cost before a resume
     tokens: TokenLedger = field(init=False)
@@ -126,6 +129,8 @@ class Runtime:
         self.permissions = PermissionPolicy(
             self.config.permissions, workspace=self.environment.working_directory()
         )
+        inputs = sum(isinstance(turn, UserTurn) for turn in self.transcript.turns)
+        self.checkpoints = CheckpointLog(self.environment, self.checkpoint_dir, turn=inputs)
 
     def reconfigure(self, config: SessionConfig, *, model: Model | None = None) -> None:
         """Apply a new config and model from the next model call (rules added with
@@ -151,8 +156,11 @@ class Runtime:
         return calls + self.usage.responses, None if cost is None or now is None else cost + now
 
     async def append(self, turn: Turn) -> None:
-        """Record a turn: in the transcript, and in the store when there is one."""
+        """Record a turn: in the transcript, and in the store when there is one. A user input
+        starts the next checkpoint."""
         self.transcript.append(turn)
+        if isinstance(turn, UserTurn) and self.owns_checkpoints:
+            self.checkpoints.start_turn(self.checkpoints.turn + 1)
         if self.store is not None:
             await self.store.append(turn)
 
@@ -216,6 +224,11 @@ class Runtime:
             return path.with_name(f"{path.stem}.outputs")
         return self.scratch_dir
 
+    def checkpoint_dir(self) -> Path:
+        """Where the checkpoints go: ``<name>.checkpoints/`` beside the JSONL transcript, else
+        in ``scratch_dir``."""
+        return folder_for(self.store, self.scratch_dir, self.session_id)
+
     def limit_reached(self) -> TurnLimit | None:
         """The first limit the next model call would break, as the event that reports it."""
         limits = self.config.limits
@@ -228,13 +241,13 @@ class Runtime:
         ]
         for name, limit, value in checks:
             if limit and value >= limit:
-                return _limit_event(name, limit, value)
+                return TurnLimit.reached(name, limit, value)
         return None
 
     def wall_time_limit(self) -> TurnLimit:
         """The event for the wall-time deadline, which passed while a step was in flight."""
         limit = self.config.limits.max_wall_time
-        return _limit_event("wall_time", limit, max(limit, self.clock() - self.cycle.started))
+        return TurnLimit.reached("wall_time", limit, max(limit, self.clock() - self.cycle.started))
 
     def output_limits(self, name: str) -> truncation.Limits:
         default = truncation.limits_for(name)
@@ -243,17 +256,3 @@ class Runtime:
         if (chars, lines) == (default.chars, default.lines):
             return default
         return truncation.Limits(chars=chars, lines=lines, mode=default.mode)
-
-
-_LIMIT_UNITS = {
-    "model_calls": "model calls this session",
-    "tool_rounds": "tool rounds this input",
-    "tool_calls": "tool calls this input",
-    "wall_time": "seconds on this input",
-    "cost": "US dollars this session",
-}
-
-
-def _limit_event(name: Any, limit: float, value: float) -> TurnLimit:
-    message = f"Limit reached: {value:g} {_LIMIT_UNITS[name]} (max {limit:g})."
-    return TurnLimit(limit=name, value=value, message=message)

@@ -86,6 +86,21 @@ class TurnLimit(EventBase):
     value: float
     message: str
 
+    @classmethod
+    def reached(cls, limit: LimitName, maximum: float, value: float) -> TurnLimit:
+        """The event for ``limit`` at ``value`` (its maximum), with the message that says so."""
+        message = f"Limit reached: {value:g} {_LIMIT_UNITS[limit]} (max {maximum:g})."
+        return cls(limit=limit, value=value, message=message)
+
+
+_LIMIT_UNITS = {
+    "model_calls": "model calls this session",
+    "tool_rounds": "tool rounds this input",
+    "tool_calls": "tool calls this input",
+    "wall_time": "seconds on this input",
+    "cost": "US dollars this session",
+}
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class LoopDetection(EventBase):

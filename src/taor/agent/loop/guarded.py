@@ -8,6 +8,7 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from taor.agent.checkpoints.watch import Watch, watch_for
 from taor.agent.events import ErrorEvent, Event, PermissionDecision, PermissionRequest
 from taor.agent.loop.call_summary import summarize_call
 from taor.agent.policy.decisions import Decision, as_decision
@@ -62,6 +63,25 @@ def _hook_failed(failure: HookFailure, emit: Emit) -> ToolOutput:
 
 
 async def _execute(rt: Runtime, prepared: Prepared, on_output: Callable[[str], None]) -> ToolOutput:
+    """Run the tool, its timeout applied, with the files it may change checkpointed around it."""
+    watch = Watch()
+    if rt.config.checkpoints:
+        arguments = executor_view(prepared.tool, prepared.arguments)
+        watch = watch_for(
+            rt.checkpoints,
+            prepared.call.name,
+            arguments,
+            read_only=prepared.tool.read_only,
+            caller=rt.environment,
+        )
+    await watch.start()
+    try:
+        return await _invoke(rt, prepared, on_output)
+    finally:
+        await watch.finish()
+
+
+async def _invoke(rt: Runtime, prepared: Prepared, on_output: Callable[[str], None]) -> ToolOutput:
     context = ToolContext(
         environment=rt.environment,
         on_output=on_output,

@@ -8,7 +8,9 @@ so the session continues from a valid transcript and the file stays readable by 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from taor.agent.record.store import JsonlTranscriptStore, TranscriptHeader
 from taor.agent.record.transcript import problems, repair
@@ -24,10 +26,18 @@ class Reopened:
 
 
 def create_store(
-    path: str | os.PathLike[str], *, session_id: str, provider: str, model: str, cwd: str = ""
+    path: str | os.PathLike[str],
+    *,
+    session_id: str,
+    provider: str,
+    model: str,
+    cwd: str = "",
+    metadata: Mapping[str, Any] | None = None,
 ) -> JsonlTranscriptStore:
     store = JsonlTranscriptStore(path)
-    header = TranscriptHeader(session_id=session_id, provider=provider, model=model, cwd=cwd)
+    header = TranscriptHeader(
+        session_id=session_id, provider=provider, model=model, cwd=cwd, metadata=metadata or {}
+    )
     store.create(header)
     return store
 

@@ -141,6 +141,18 @@ class SubagentManager:
                     pass
         raise UnknownIdError(f"no pending permission request {request_id!r}")
 
+    def sessions(self) -> list[ChildSession]:
+        """The sessions of the children still open."""
+        return [child.session for child in self._children.values() if not child.closed]
+
+    def running(self) -> list[str]:
+        """The ids of the children whose cycle is running (or waiting on a permission)."""
+        return [
+            i
+            for i, child in self._children.items()
+            if not child.closed and child.session.state != "idle"
+        ]
+
     def interrupt_all(self) -> None:
         """Interrupt every running child's cycle (and, through it, its own children); an
         idle child is left alone. Interrupted children stay open for ``send_input``."""

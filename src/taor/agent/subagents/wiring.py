@@ -11,7 +11,8 @@ A child is a ``Session`` with its own history built from the parent as it is at 
 model (or the override: the parent's model when the string names it, else connected and owned
 by the child), profile, config (limits tightened per spawn), tools (without the subagent tools,
 unless the child may spawn), hooks, ``can_use_tool`` and catalog, and the parent's environment
-(shared, scoped to ``working_dir`` when the spawn gives one). Its events reach the parent's
+(shared, scoped to ``working_dir`` when the spawn gives one). The files a child changes are
+checkpointed in its parent's checkpoints, in the parent's current turn. Its events reach the parent's
 channel tagged with its id (``SubagentManager``); the parent closes its children before it
 releases its environment and emits ``session_end``.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
+from taor.agent.checkpoints.log import CheckpointLog
 from taor.agent.config import SessionConfig
 from taor.agent.policy.decisions import Decision
 from taor.agent.profiles import Profile
@@ -82,7 +84,7 @@ def child_factory(rt: Runtime, profile: Profile | None, make_session: MakeSessio
 
     def build(spec: ChildSpec) -> ChildSession:
         config = dataclasses.replace(spec.config(rt.config), subagents=False)
-        return make_session(
+        child = make_session(
             child_model(rt.model, spec.model),
             environment=spec.environment,
             tools=spec.tools(rt.tools),  # the child's own subagent tools come with the spec
@@ -94,8 +96,18 @@ def child_factory(rt: Runtime, profile: Profile | None, make_session: MakeSessio
             session_id=f"{rt.session_id}.{spec.agent_id}",
             profile=profile,
         )
+        lend_checkpoints(child, rt.checkpoints)
+        return child
 
     return build
+
+
+def lend_checkpoints(child: ChildSession, log: CheckpointLog) -> None:
+    """Have ``child`` record the files it changes in its parent's checkpoints (``log``), in
+    the parent's current turn: a rewind of the parent puts them back too."""
+    child_rt = getattr(child, "_rt", None)
+    if isinstance(child_rt, Runtime):
+        child_rt.checkpoints, child_rt.owns_checkpoints = log, False
 
 
 def child_model(parent: Model, override: str | None) -> Model | str:
