@@ -12,10 +12,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from taor.cli.stream_input import Submit, parse_line
+from taor.cli.stream_input import Checkpoints, Rewind, Submit, parse_line
 from taor.errors import SessionError
 from taor.testing import FakeProviderServer, text, tool_calls
 
@@ -291,3 +292,13 @@ def test_both_shapes_of_a_user_input_give_its_text() -> None:
     shapes = [{"text": "a\nb"}, {"message": {"content": "a\nb"}}, {"message": {"content": blocks}}]
     for shape in shapes:
         assert parse_line(json.dumps({"type": "user", **shape})) == Submit(text="a\nb")
+
+
+def test_checkpoint_lines() -> None:
+    assert parse_line('{"type": "checkpoints"}') == Checkpoints()
+    assert parse_line('{"type": "rewind", "turn": 3}') == Rewind(turn=3)
+    files_only = parse_line('{"type": "rewind", "turn": 1, "conversation": false}')
+    assert files_only == Rewind(turn=1, files=True, conversation=False)
+    for bad in ('{"type": "rewind"}', '{"type": "rewind", "turn": 1, "files": "no"}'):
+        with pytest.raises(SessionError):
+            parse_line(bad)

@@ -18,6 +18,8 @@ from taor.errors import ConfigurationError
 
 EPILOG = """configuration: ~/.config/taor/config.toml, then .taor/config.toml at the git root,
   then TAOR_* variables (or the project's .env), then flags; see `taor config show`.
+rewind: taor --resume ID --rewind N puts the files back as they were before input N of that
+  session and forks it there (see the inputs with taor sessions show ID); add -p to go on.
 other commands: taor config show, taor sessions [--all], taor sessions show ID, taor doctor,
   taor models list, taor models install [NAME]
 
@@ -106,6 +108,18 @@ def _session_flags(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --continue or --resume: a new session from a copy of that one",
     )
+    p.add_argument(
+        "--rewind",
+        type=int,
+        metavar="N",
+        help="with --continue or --resume: put the files back as they were before input N and "
+        "go on from there (a new session); without -p, only that",
+    )
+    p.add_argument(
+        "--rewind-only",
+        choices=("files", "conversation"),
+        help="with --rewind: rewind only the files, or only the conversation",
+    )
 
 
 def _output_flags(p: argparse.ArgumentParser) -> None:
@@ -133,4 +147,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
     args = parser().parse_args(argv)
     if args.fork and not (args.continue_ or args.resume):
         raise UsageError("--fork needs --continue or --resume (the session to copy)")
+    if args.rewind is not None and not (args.continue_ or args.resume):
+        raise UsageError("--rewind needs --continue or --resume (the session to rewind)")
+    if args.rewind is not None and args.rewind < 1:
+        raise UsageError("--rewind N counts the session's inputs from 1")
+    if args.rewind is not None and args.fork:
+        raise UsageError("--rewind makes a new session already: leave out --fork")
+    if args.rewind_only and args.rewind is None:
+        raise UsageError("--rewind-only needs --rewind N")
     return args

@@ -53,6 +53,10 @@ def _headless(args: Namespace, settings: Settings, log: Logger) -> int:
         err=sys.stderr,
     )
     if args.headless is None:
+        if args.rewind is not None:
+            from taor.cli.rewind import rewind_only
+
+            return _guarded(rewind_only(args, settings, render), render, log)
         render.problem('the interactive mode is not built yet; run headless with taor -p "task"')
         return EXIT_USAGE
     if settings.input_format == "stream-json":
@@ -100,12 +104,15 @@ async def _run(
 ) -> int:
     from taor.cli.logs import log_event
     from taor.cli.outcome import Outcome, on_signals
+    from taor.cli.rewind import rewind_first
     from taor.cli.setup import session_from
 
     outcome = Outcome()
     session, model = session_from(args, settings)
     interrupted = on_signals(session)
     try:
+        if not await rewind_first(args, session, render, quiet=settings.verbosity == "quiet"):
+            return EXIT_USAGE
         async for event in session.submit(prompt):  # subscribed before session_start goes out
             render.event(event)
             log_event(log, event)

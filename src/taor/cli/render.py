@@ -45,6 +45,18 @@ class Renderer:
         else:
             self._line({"type": "result", **summary})
 
+    def say(self, line: str) -> None:
+        """A line of what the run did, on stdout (for a run whose output that is)."""
+        self._write(self.out, line)
+
+    def note(self, line: str) -> None:
+        """A line about the run, on stderr (stdout is the answer's)."""
+        self._write(self.err, line)
+
+    def result(self, data: dict[str, Any]) -> None:
+        """An object on stdout, as a JSON line."""
+        self._line(data)
+
     def problem(self, message: str) -> None:
         """A usage, configuration or provider problem: one line on stderr."""
         self._write(self.err, f"taor: {message}")

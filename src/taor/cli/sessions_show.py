@@ -1,7 +1,8 @@
 """``taor sessions show ID``: a transcript for people. A header (id, model, start, directory,
 model calls and cost), then each turn: the user's input after ``>``, the model's text as it
 is, each tool call on one line (its summary) with its result folded to a few lines under it,
-steering, and notices (interrupts, compactions, limits, repairs) in brackets."""
+steering, and notices (interrupts, compactions, limits, repairs) in brackets. After an input
+that changed files, the files it changed, by the input's number (what ``--rewind N`` takes)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from taor.agent.checkpoints.index import Index
+from taor.agent.checkpoints.log import beside
+from taor.agent.checkpoints.records import FileChange
+from taor.agent.checkpoints.storage import IndexFile
 from taor.agent.loop.call_summary import summarize_call
 from taor.agent.record.store import LoadedTranscript
 from taor.agent.record.summary import recorded_totals
@@ -33,7 +38,30 @@ _STEERING = {
 
 
 def render(loaded: LoadedTranscript, path: Path, width: int) -> list[str]:
-    return [*_header(loaded, path), *_turns(loaded.turns, width), *_skipped(loaded.skipped)]
+    changes = _checkpoints(path)
+    return [
+        *_header(loaded, path),
+        *_turns(loaded.turns, width, changes),
+        *_skipped(loaded.skipped),
+    ]
+
+
+def _checkpoints(path: Path) -> Index:
+    return Index(IndexFile(beside(path) / "index.jsonl").load())
+
+
+def _changed(index: Index, number: int) -> Iterator[str]:
+    """The files input ``number`` changed, when it changed any."""
+    files = index.changes(number)
+    if files:
+        yield f"[input {number} changed {', '.join(map(_change, files))}]"
+
+
+def _change(change: FileChange) -> str:
+    notes: list[str] = [change.state] if change.state != "changed" else []
+    if not change.restorable:
+        notes.append("not restorable")
+    return f"{change.path} ({', '.join(notes)})" if notes else change.path
 
 
 def _header(loaded: LoadedTranscript, path: Path) -> list[str]:
@@ -52,11 +80,14 @@ def _header(loaded: LoadedTranscript, path: Path) -> list[str]:
     ]
 
 
-def _turns(turns: Sequence[Turn], width: int) -> Iterator[str]:
+def _turns(turns: Sequence[Turn], width: int, changes: Index) -> Iterator[str]:
     results = {r.call_id: r for t in turns if isinstance(t, ToolResultsTurn) for r in t.results}
     shown: set[str] = set()
+    number = 0
     for turn in turns:
         if isinstance(turn, UserTurn):
+            yield from _changed(changes, number)
+            number += 1
             yield ""
             yield from (f"> {line}" for line in (turn.text or "(an image)").splitlines())
         elif isinstance(turn, AssistantTurn):
@@ -69,6 +100,7 @@ def _turns(turns: Sequence[Turn], width: int) -> Iterator[str]:
             yield f"[{_STEERING.get(turn.source, turn.source)}] {_one_line(turn.text)}"
         elif isinstance(turn, NoticeTurn):
             yield f"[{turn.text}]"
+    yield from _changed(changes, number)
 
 
 def _assistant(

@@ -133,17 +133,23 @@ def config_from(settings: Settings, *, interactive: bool = False) -> SessionConf
     )
 
 
-def session_from(args: argparse.Namespace, settings: Settings) -> tuple[Session, Model]:
+def earlier_session(args: argparse.Namespace) -> Path | None:
+    """The transcript ``--continue`` or ``--resume`` names (None for a new session)."""
+    if not (args.continue_ or args.resume):
+        return None
+    folder = sessions.sessions_dir(workspace(args))
+    return sessions.newest(folder) if args.continue_ else sessions.by_id([folder], args.resume)
+
+
+def session_from(
+    args: argparse.Namespace, settings: Settings, *, model: Model | None = None
+) -> tuple[Session, Model]:
     """The run's session, recorded on disk (new, continued or forked), and its model (which
-    the caller closes after the session)."""
+    the caller closes after the session; ``model``: that one instead of the settings')."""
     environment = environment_from(workspace(args), settings)
     folder = sessions.sessions_dir(Path(environment.working_directory()))
-    earlier = None
-    if args.continue_ or args.resume:
-        earlier = (
-            sessions.newest(folder) if args.continue_ else sessions.by_id([folder], args.resume)
-        )
-    model = model_from(settings)
+    earlier = earlier_session(args)
+    model = model or model_from(settings)
     config = config_from(settings, interactive=settings.input_format == "stream-json")
     options: SessionOptions = {"environment": environment, "config": config}
     if earlier is not None and not args.fork:

@@ -10,6 +10,10 @@ for the session, read by a thread so that the event loop never waits on stdin.
     {"type": "permission", "request_id": "...", "decision": "allow" | "deny" | "allow_always",
         "message": "...", "agent_id": "..."}        answer a permission_request (the last two
                                                     optional)
+    {"type": "checkpoints"}                         list the checkpoints (one per input so far)
+    {"type": "rewind", "turn": N, "files": true, "conversation": true}
+                                                    go back to before input N (when idle; the
+                                                    last two optional)
     {"type": "close"}                               close the session now
 
 ``parse_line`` turns a line into a command, or raises ``SessionError`` saying what is wrong
@@ -28,7 +32,7 @@ from typing import Any
 from taor.errors import SessionError
 
 EXAMPLE = '{"type": "user", "text": "..."}'
-TYPES = "user, steer, follow_up, interrupt, permission, close"
+TYPES = "user, steer, follow_up, interrupt, permission, checkpoints, rewind, close"
 DECISIONS = ("allow", "deny", "allow_always")
 
 
@@ -61,12 +65,25 @@ class Permission:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class Checkpoints:
+    pass
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Rewind:
+    turn: int
+    files: bool = True
+    conversation: bool = True
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Close:
     pass
 
 
 Order = Submit | Steer | FollowUp | Interrupt | Permission  # what the session is told
-Command = Order | Close
+Query = Checkpoints | Rewind  # answered with a line of their own, in turn with the others
+Command = Order | Query | Close
 
 
 def parse_line(raw: bytes | str) -> Command | None:
@@ -97,6 +114,10 @@ def parse_line(raw: bytes | str) -> Command | None:
             return Interrupt()
         case "permission":
             return _permission(data)
+        case "checkpoints":
+            return Checkpoints()
+        case "rewind":
+            return _rewind(data)
         case "close":
             return Close()
     raise SessionError(f'"type" {kind!r} is not one of {TYPES}')
@@ -137,6 +158,19 @@ def _permission(data: dict[str, Any]) -> Permission:
         raise SessionError('"message" and "agent_id" are strings when given')
     request_id = _text(data, "request_id")
     return Permission(request_id=request_id, decision=decision, message=message, agent_id=agent_id)
+
+
+def _rewind(data: dict[str, Any]) -> Rewind:
+    turn, files, conversation = (
+        data.get("turn"),
+        data.get("files", True),
+        data.get("conversation", True),
+    )
+    if type(turn) is not int:
+        raise SessionError('"turn" is missing (the number of the input to go back before)')
+    if not isinstance(files, bool) or not isinstance(conversation, bool):
+        raise SessionError('"files" and "conversation" are true or false when given')
+    return Rewind(turn=turn, files=files, conversation=conversation)
 
 
 def read_lines(fd: int = 0) -> asyncio.Queue[bytes | None]:

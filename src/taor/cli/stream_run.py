@@ -5,6 +5,8 @@ after each input's cycle.
 A line is applied the moment it arrives, also while a cycle runs: an input is queued behind the
 running one, ``steer`` reaches the model after the current tool round, ``interrupt`` stops the
 cycle, a ``permission`` line answers a ``permission_request`` (nothing else does in this mode).
+``checkpoints`` and ``rewind`` are answered by a line of their own type (a rewind only once the
+session is idle: after the ``result`` of the last input), before the next line is read.
 A line that cannot be applied gets an ``error`` event (``error_type`` ``invalid_input``, the
 line's number in the message) and is skipped. At the end of stdin the work in hand finishes
 (a permission request still open, or asked after, is denied: no one is left to answer it),
@@ -14,6 +16,7 @@ then the session closes; ``close`` closes it at once. The exit code is that of t
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from argparse import Namespace
 from collections.abc import AsyncIterator, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar, assert_never
@@ -27,13 +30,17 @@ from taor.agent.events import (
     UserInput,
 )
 from taor.cli.logs import log_event
-from taor.cli.outcome import EXIT_DONE, EXIT_INTERRUPTED, Outcome, on_signals
+from taor.cli.outcome import EXIT_DONE, EXIT_INTERRUPTED, EXIT_USAGE, Outcome, on_signals
+from taor.cli.rewind import as_json
 from taor.cli.stream_input import (
+    Checkpoints,
     Close,
     FollowUp,
     Interrupt,
     Order,
     Permission,
+    Query,
+    Rewind,
     Steer,
     Submit,
     parse_line,
@@ -56,9 +63,14 @@ async def run_stream(
     args: Namespace, settings: Settings, prompt: str, render: Renderer, log: Logger
 ) -> int:
     """Serve stdin until it ends, ``close`` or a signal; ``prompt`` (from ``-p``) goes first."""
+    from taor.cli.rewind import rewind_first
     from taor.cli.setup import session_from
 
     session, model = session_from(args, settings)
+    if not await rewind_first(args, session, render):
+        await session.close()
+        await model.aclose()
+        return EXIT_USAGE
     run = StreamRun(session, render, log)
     signalled = on_signals(session)
     printer = asyncio.create_task(run.print_events(session.events()))
@@ -102,7 +114,9 @@ class StreamRun:
                 command = parse_line(raw)
                 if isinstance(command, Close):
                     return
-                if command is not None:
+                if isinstance(command, Checkpoints | Rewind):
+                    await self.answer(command)
+                elif command is not None:
                     self.apply(command)
             except TaorError as error:
                 self.render.event(
@@ -129,6 +143,16 @@ class StreamRun:
                 session.decide(request_id, command.decision, command.message, agent_id=agent_id)
             case _:
                 assert_never(command)
+
+    async def answer(self, query: Query) -> None:
+        """A ``checkpoints`` or ``rewind`` line, answered with a line of that type."""
+        session = self.session
+        if isinstance(query, Checkpoints):
+            listed = [dataclasses.asdict(c) for c in session.checkpoints()]
+            self.render.result({"type": "checkpoints", "checkpoints": listed})
+            return
+        done = await session.rewind(query.turn, files=query.files, conversation=query.conversation)
+        self.render.result(as_json(done))
 
     async def print_events(self, events: AsyncIterator[Event]) -> None:
         async for event in events:
