@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -124,13 +126,36 @@ def test_a_steering_message_mid_task_reaches_the_model(tmp_path: Path) -> None:
     assert (cwd / "extra.txt").read_text().strip() == "beta"
 
 
-def test_a_model_repeating_itself_is_caught_by_the_guards(tmp_path: Path) -> None:
-    cwd = project(tmp_path, {"wait.py": "print('not ready yet')\n"})
-    done = run(cwd, "Run python wait.py again and again until it prints ready.")
-    runs = [call for call in done.calls("shell") if "wait.py" in call.get("command", "")]
+@pytest.fixture
+def loop_project() -> Iterator[Path]:
+    """A project where this model, at temperature 0, re-reads parity.py call after call,
+    restarting its own plan (seen in every run of benchmarks/local_tasks.py, whose scratch
+    folders are named like this one: the name is part of the prompt, and changes the run)."""
+    cwd = Path(tempfile.mkdtemp(prefix="lt-fix_failing_test-"))
+    (cwd / "parity.py").write_text("def is_even(n):\n    return n % 2 == 1\n")
+    (cwd / "test_parity.py").write_text(
+        "import unittest\n\nfrom parity import is_even\n\n\n"
+        "class ParityTest(unittest.TestCase):\n    def test_even(self):\n"
+        "        self.assertTrue(is_even(4))\n        self.assertFalse(is_even(3))\n"
+    )
+    subprocess.run(["git", "init", "-q"], cwd=cwd, check=True)
+    yield cwd
+    for path in (cwd, *cwd.parent.glob(f"{cwd.name}-*")):  # its XDG folders sit beside it
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def test_a_model_repeating_itself_is_caught_by_the_guards(loop_project: Path) -> None:
+    done = run(loop_project, "The test in test_parity.py fails. Fix parity.py so that it passes.")
+    calls = [
+        json.dumps(e["arguments"], sort_keys=True)
+        for e in done.events
+        if e["kind"] == "tool_call_start"
+    ]
+    most = max((calls.count(c) for c in calls), default=0)
     told = [
         e for e in done.events if e["kind"] == "tool_call_end" and "same call before" in e["output"]
     ]
     warned = [e for e in done.events if e["kind"] == "loop_detection"]
-    assert runs and (told or warned)  # it did repeat itself, and a guard said so
-    assert len(runs) <= 6  # warned at the fourth copy, stopped by the sixth: never the budget
+    assert most >= 2 and told  # it repeated a call, and the repeat was told so at once
+    assert warned or most < 4  # by the fourth copy the loop guard steps in
+    assert most <= 6 and len(calls) < MAX_TURNS  # so the budget is never spent on it
