@@ -58,10 +58,22 @@ class Run:
         ]
 
 
-def run(cwd: Path, prompt: str, *, stdin: str | None = None, extra: tuple[str, ...] = ()) -> Run:
+def run(
+    cwd: Path,
+    prompt: str,
+    *,
+    stdin: str | None = None,
+    extra: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
+) -> Run:
     args = [TAOR, "-p", prompt, "--model", "local", "--permission-mode", "bypass"]
     args += ["--max-turns", str(MAX_TURNS), "--output-format", "stream-json", *extra]
-    env = {**environ(cwd), "TAOR_MODELS_DIR": str(models_dir()), "TAOR_LOCAL_THREADS": "2"}
+    env = {
+        **environ(cwd),
+        "TAOR_MODELS_DIR": str(models_dir()),
+        "TAOR_LOCAL_THREADS": "2",
+        **(env or {}),
+    }
     done = subprocess.run(
         args, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=300
     )
@@ -145,7 +157,13 @@ def loop_project() -> Iterator[Path]:
 
 
 def test_a_model_repeating_itself_is_caught_by_the_guards(loop_project: Path) -> None:
-    done = run(loop_project, "The test in test_parity.py fails. Fix parity.py so that it passes.")
+    # No saved prompt prefix: a cache restored from other runs' prompts changes the arithmetic
+    # a little, which at temperature 0 can change the first word and so the whole run.
+    done = run(
+        loop_project,
+        "The test in test_parity.py fails. Fix parity.py so that it passes.",
+        env={"TAOR_LOCAL_PREFIX_DIR": "off"},
+    )
     calls = [
         json.dumps(e["arguments"], sort_keys=True)
         for e in done.events
