@@ -46,6 +46,16 @@ class SessionControl:
         self._rt.steering.append(text)
         self._channel.publish(SteeringQueued(text=text))
 
+    def requeue_steering(self) -> list[str]:
+        """Steering that reached no model call (the cycle ended first) as one input of its
+        own, run next, instead of waiting for the next input; returns the texts moved."""
+        self._check_open()
+        texts = list(self._rt.steering)
+        self._rt.steering.clear()
+        if texts:
+            self.follow_up("\n\n".join(texts))
+        return texts
+
     def follow_up(self, text: str) -> None:
         """An input to run as a new cycle once the current one ends."""
         self._driver.enqueue(text)

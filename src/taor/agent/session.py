@@ -36,6 +36,7 @@ from taor.agent.record.persist import create_store, reopen
 from taor.agent.record.store import TranscriptStore
 from taor.agent.record.transcript import Transcript
 from taor.agent.record.turns import Turn
+from taor.agent.reports import SessionReports
 from taor.agent.result import ResultBuilder, RunResult
 from taor.agent.runtime import CanUseTool, Runtime, SessionState
 from taor.agent.setup import (
@@ -68,7 +69,7 @@ class SessionOptions(TypedDict, total=False):
     profile: ProfileChoice
 
 
-class Session(SessionControl):
+class Session(SessionControl, SessionReports):
     """An agent working in an environment; see the module docstring and the README."""
 
     def __init__(

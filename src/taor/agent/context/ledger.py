@@ -49,10 +49,11 @@ _IMAGE_CHARS = IMAGE_TOKENS * CHARS_PER_TOKEN
 
 def estimate_chars(message: Message) -> int:
     """The character weight of one message (an image weighs ``IMAGE_TOKENS`` * 4)."""
-    return sum(_part_chars(part) for part in message.parts)
+    return sum(part_chars(part) for part in message.parts)
 
 
-def _part_chars(part: Part) -> int:
+def part_chars(part: Part) -> int:
+    """The character weight of one part of a message."""
     match part:
         case TextPart(text=text) | ThinkingPart(text=text):
             return len(text)
@@ -62,14 +63,15 @@ def _part_chars(part: Part) -> int:
             arguments = part.raw_arguments or json.dumps(dict(part.arguments), default=repr)
             return len(part.name) + len(arguments)
         case ToolResultPart():
-            return len(part.name) + sum(_part_chars(p) for p in part.content)
+            return len(part.name) + sum(part_chars(p) for p in part.content)
         case ServerToolPart():
             return len(json.dumps(dict(part.block), default=repr))
         case _:
             assert_never(part)
 
 
-def _tools_chars(tools: Sequence[ToolDefinition]) -> int:
+def tools_chars(tools: Sequence[ToolDefinition]) -> int:
+    """The character weight of tool definitions (name, description, schema as JSON)."""
     return sum(
         len(t.name) + len(t.description) + len(json.dumps(t.parameters, default=repr))
         for t in tools
@@ -145,7 +147,7 @@ class TokenLedger:
     def _tool_defs_chars(self, tools: Sequence[ToolDefinition]) -> int:
         if tools is not self._tools:
             self._tools = tools
-            self._tools_chars = _tools_chars(tools)
+            self._tools_chars = tools_chars(tools)
         return self._tools_chars
 
 

@@ -28,7 +28,8 @@ class UserInput(EventBase):
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class PermissionRequest(EventBase):
-    """Answer with ``Session.decide(request_id, ...)``; ``reason`` says why it asks."""
+    """Answer with ``Session.decide(request_id, ...)``; ``reason`` says why it asks; ``rules``
+    are the permission rules an ``allow_always`` answer would add (``shell(git status)``)."""
 
     kind: Literal["permission_request"] = "permission_request"
     request_id: str
@@ -37,11 +38,13 @@ class PermissionRequest(EventBase):
     arguments: Mapping[str, Any]
     summary: str
     reason: str = ""
+    rules: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class PermissionDecision(EventBase):
-    """How a call's permission was settled; ``source``: rule, mode, host, callback, default."""
+    """How a call's permission was settled; ``source``: rule, mode, host, callback, default;
+    ``rules``: the rules an ``allow_always`` added for the rest of the session."""
 
     kind: Literal["permission_decision"] = "permission_decision"
     call_id: str
@@ -50,6 +53,7 @@ class PermissionDecision(EventBase):
     source: str
     message: str = ""
     request_id: str = ""
+    rules: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -5,12 +5,14 @@ a hook that raises also produces an ``error`` event."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from taor.agent.checkpoints.watch import Watch, watch_for
 from taor.agent.events import ErrorEvent, Event, PermissionDecision, PermissionRequest
 from taor.agent.loop.call_summary import summarize_call
+from taor.agent.loop.edit_diff import edited_paths, read_texts, unified_diff
 from taor.agent.policy.decisions import Decision, as_decision
 from taor.agent.policy.hooks import (
     AnswerCall,
@@ -76,9 +78,22 @@ async def _execute(rt: Runtime, prepared: Prepared, on_output: Callable[[str], N
         )
     await watch.start()
     try:
-        return await _invoke(rt, prepared, on_output)
+        return await _diffed(rt, prepared, on_output)
     finally:
         await watch.finish()
+
+
+async def _diffed(rt: Runtime, prepared: Prepared, on_output: Callable[[str], None]) -> ToolOutput:
+    """The tool's output; an edit's gets the diff of its files for the host (``edit_diff``)."""
+    paths = edited_paths(prepared.call.name, executor_view(prepared.tool, prepared.arguments))
+    before = await read_texts(rt.environment, paths) if paths else {}
+    output = await _invoke(rt, prepared, on_output)
+    if not before or output.is_error:
+        return output
+    diff = unified_diff(before, await read_texts(rt.environment, paths))
+    if not diff:
+        return output
+    return dataclasses.replace(output, metadata={**output.metadata, "diff": diff})
 
 
 async def _invoke(rt: Runtime, prepared: Prepared, on_output: Callable[[str], None]) -> ToolOutput:
@@ -114,8 +129,10 @@ async def _permission(rt: Runtime, prepared: Prepared, emit: Emit) -> ToolOutput
     else:
         view = executor_view(prepared.tool, arguments)
         decision, source = await _ask(rt, call, arguments, view, verdict.reason, emit)
+    added: tuple[str, ...] = ()
     if decision.kind == "allow_always":
-        rt.permissions.allow_always(call.name, executor_view(prepared.tool, arguments))
+        rules = rt.permissions.allow_always(call.name, executor_view(prepared.tool, arguments))
+        added = tuple(map(str, rules))
     emit(
         PermissionDecision(
             call_id=call.id,
@@ -124,6 +141,7 @@ async def _permission(rt: Runtime, prepared: Prepared, emit: Emit) -> ToolOutput
             source=source,
             message=decision.message,
             request_id=_request_id(call) if source == "host" else "",
+            rules=added,
         )
     )
     if decision.allows:
@@ -175,6 +193,7 @@ async def _ask(
             arguments=arguments,
             summary=summarize_call(call.name, view),
             reason=reason,
+            rules=tuple(map(str, rt.permissions.exact_rules(call.name, view))),
         )
     )
     try:

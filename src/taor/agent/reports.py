@@ -1,0 +1,178 @@
+"""What a host shows about a session between events: its usage and cost (``UsageReport``), what
+fills its context window (``ContextReport``) and the permission rules in force (``RulesInForce``).
+
+Each is a frozen snapshot built from the runtime on request (``Session.usage_report()``,
+``Session.context_report()``, ``Session.permission_rules()``: ``SessionReports``, a base class
+of ``Session``), so a status line and a ``/context`` command read the same numbers: the token
+ledger's calibrated estimate of what the next request sends, by the same rule the compaction
+threshold uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import assert_never
+
+from taor.agent.context.ledger import CHARS_PER_TOKEN, part_chars, tools_chars
+from taor.agent.runtime import Runtime
+from taor.llm.model import Model
+from taor.llm.response import Usage
+from taor.llm.types import (
+    ImagePart,
+    Part,
+    ServerToolPart,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+
+# The parts of a request a context report names, in the order it lists them.
+CONTEXT_PARTS = (
+    "system prompt",
+    "tool definitions",
+    "your messages",
+    "assistant text",
+    "thinking",
+    "tool calls",
+    "tool results",
+    "images",
+    "provider tools",
+)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class UsageReport:
+    """``usage``, ``cost`` and ``responses`` count this process's model calls (``cost`` None
+    once a response could not be priced); ``session_model_calls`` and ``session_cost`` add
+    those of the runs a resumed history records. ``cache_share``: the part of the input tokens
+    read from the prompt cache. ``token_ratio``: the provider's token counts per estimated
+    token, by which every estimate is calibrated (1.0 before the first response)."""
+
+    usage: Usage
+    cost: float | None
+    responses: int
+    session_model_calls: int
+    session_cost: float | None
+    cache_share: float
+    token_ratio: float
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ContextReport:
+    """The calibrated token estimate of the next request (``tokens``) against the model's
+    ``window``, and what it is made of: ``parts`` lists (name, tokens) in ``CONTEXT_PARTS``
+    order, leaving out the empty ones. ``messages``: how many the request carries."""
+
+    tokens: int
+    window: int
+    parts: tuple[tuple[str, int], ...]
+    messages: int
+    token_ratio: float
+
+    @property
+    def fraction(self) -> float:
+        """``tokens`` as a share of the window (0 when the window is unknown)."""
+        return self.tokens / self.window if self.window > 0 else 0.0
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RulesInForce:
+    """The permission mode and rules a session decides by: ``allow`` and ``deny`` from its
+    config, ``added`` the allow rules given since (``allow_always``), as rule text."""
+
+    mode: str
+    allow: tuple[str, ...]
+    deny: tuple[str, ...]
+    added: tuple[str, ...]
+
+
+class SessionReports:
+    """The facts a host reads from a session (``Session`` sets ``_rt``)."""
+
+    _rt: Runtime
+
+    @property
+    def model(self) -> Model:
+        """The model the next call uses (``configure(model=...)`` changes it)."""
+        return self._rt.model
+
+    def usage_report(self) -> UsageReport:
+        """Usage, cost and cache share so far, and the token estimate's calibration."""
+        return usage_report(self._rt)
+
+    def context_report(self) -> ContextReport:
+        """What the next request would carry, in estimated tokens, against the window."""
+        return context_report(self._rt)
+
+    def permission_rules(self) -> RulesInForce:
+        """The permission mode and the rules in force, those added since included."""
+        return rules_in_force(self._rt)
+
+
+def usage_report(rt: Runtime) -> UsageReport:
+    ledger = rt.usage
+    calls, cost = rt.session_totals()
+    total = ledger.total
+    share = total.cache_read_tokens / total.input_tokens if total.input_tokens else 0.0
+    return UsageReport(
+        usage=total,
+        cost=ledger.total_cost,
+        responses=ledger.responses,
+        session_model_calls=calls,
+        session_cost=cost,
+        cache_share=share,
+        token_ratio=rt.tokens.ratio,
+    )
+
+
+def context_report(rt: Runtime) -> ContextReport:
+    chars = dict.fromkeys(CONTEXT_PARTS, 0)
+    chars["system prompt"] = len(rt.system_prompt())
+    chars["tool definitions"] = tools_chars(rt.tools.definitions())
+    messages = rt.transcript.messages()
+    for message in messages:
+        for part in message.parts:
+            chars[_part_name(part, message.role)] += part_chars(part)
+    ratio = rt.tokens.ratio
+    parts = tuple(
+        (name, round(count / CHARS_PER_TOKEN * ratio)) for name, count in chars.items() if count
+    )
+    return ContextReport(
+        tokens=sum(tokens for _, tokens in parts),
+        window=rt.tokens.context_window,
+        parts=parts,
+        messages=len(messages),
+        token_ratio=ratio,
+    )
+
+
+def rules_in_force(rt: Runtime) -> RulesInForce:
+    policy = rt.permissions
+    config = policy.config
+    every = tuple(map(str, policy.rules(allow=True)))
+    configured = tuple(map(str, policy.rules(allow=True)[: len(config.allow)]))
+    return RulesInForce(
+        mode=config.mode,
+        allow=configured,
+        deny=tuple(map(str, policy.rules(allow=False))),
+        added=every[len(configured) :],
+    )
+
+
+def _part_name(part: Part, role: str) -> str:
+    match part:
+        case TextPart():
+            return "assistant text" if role == "assistant" else "your messages"
+        case ThinkingPart():
+            return "thinking"
+        case ToolCallPart():
+            return "tool calls"
+        case ToolResultPart():
+            return "tool results"
+        case ImagePart():
+            return "images"
+        case ServerToolPart():
+            return "provider tools"
+        case _:
+            assert_never(part)
