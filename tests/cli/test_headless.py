@@ -100,7 +100,7 @@ def test_a_provider_error_exits_1_with_one_line_and_no_traceback(tmp_path: Path)
         (["-p", "x", "--max-turns", "0"], "must be a positive whole number"),
         (["-p", "x", "--no-such-flag"], "unrecognized arguments"),
         (["-p", "x", "--verbose", "--quiet"], "not allowed with"),
-        (["do it"], "interactive mode is not built yet"),
+        (["do it"], "the interactive mode needs a terminal"),
         (["-p", "   "], "no prompt"),
     ],
 )

@@ -15,6 +15,7 @@ from .support import taor
 
 IMPORT_REPORT = {"PYTHONPROFILEIMPORTTIME": "1"}
 SDKS = {"openai", "anthropic", "google"}
+INTERACTIVE = {"prompt_toolkit", "rich"}  # the interactive mode's alone
 
 
 def imported(run: subprocess.CompletedProcess[str]) -> set[str]:
@@ -39,6 +40,7 @@ def test_version_and_help_load_no_library(tmp_path: Path, flag: str) -> None:
     names = imported(run)
     assert not {"asyncio", "tomllib", "taor.agent", "taor.llm", "taor.tools", "taor.env"} & names
     assert not (SDKS | {"httpx2", "jsonschema"}) & packages(names)
+    assert not INTERACTIVE & packages(names)
 
 
 @pytest.mark.parametrize(
@@ -62,6 +64,7 @@ def test_a_run_imports_its_providers_sdk_and_no_other(
     assert (run.returncode, run.stdout) == (0, "done\n")
     names = imported(run)
     assert packages(names) & SDKS == ({sdk} if sdk else set())
+    assert not INTERACTIVE & packages(names)  # a headless run loads none of the terminal UI
     # the local environment only: the sandbox's and the test double's modules stay unloaded
     assert "taor.env.local" in names
     assert not {"taor.env.sandbox", "taor.env.memory"} & names

@@ -15,6 +15,7 @@ from typing import assert_never
 
 from taor.agent.context.ledger import CHARS_PER_TOKEN, part_chars, tools_chars
 from taor.agent.runtime import Runtime
+from taor.env.base import Environment
 from taor.llm.model import Model
 from taor.llm.response import Usage
 from taor.llm.types import (
@@ -96,6 +97,11 @@ class SessionReports:
     def model(self) -> Model:
         """The model the next call uses (``configure(model=...)`` changes it)."""
         return self._rt.model
+
+    @property
+    def environment(self) -> Environment:
+        """Where the tools work (``configure(environment=...)`` changes it)."""
+        return self._rt.environment
 
     def usage_report(self) -> UsageReport:
         """Usage, cost and cache share so far, and the token estimate's calibration."""

@@ -57,7 +57,7 @@ def parser() -> argparse.ArgumentParser:
         "Think, act, observe, repeat: a coding agent in the current directory.",
         EPILOG,
     )
-    p.add_argument("prompt", nargs="?", help="the task (interactive mode; not built yet)")
+    p.add_argument("prompt", nargs="?", help="the first input of the interactive mode (without -p)")
     p.add_argument(
         "-p",
         "--print",

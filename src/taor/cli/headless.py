@@ -57,8 +57,7 @@ def _headless(args: Namespace, settings: Settings, log: Logger) -> int:
             from taor.cli.rewind import rewind_only
 
             return _guarded(rewind_only(args, settings, render), render, log)
-        render.problem('the interactive mode is not built yet; run headless with taor -p "task"')
-        return EXIT_USAGE
+        return _interactive(args, settings, render, log)
     if settings.input_format == "stream-json":
         if settings.output_format != "stream-json":
             source = settings.sources.get("output_format", "default")
@@ -75,6 +74,19 @@ def _headless(args: Namespace, settings: Settings, log: Logger) -> int:
         render.problem('no prompt: give one after -p, or on stdin (echo "task" | taor -p)')
         return EXIT_USAGE
     return _guarded(_run(args, settings, prompt, render, log), render, log)
+
+
+def _interactive(args: Namespace, settings: Settings, render: Renderer, log: Logger) -> int:
+    """``taor`` or ``taor "prompt"``: the interactive mode, in a terminal."""
+    if not sys.stdin.isatty():
+        render.problem('the interactive mode needs a terminal; run headless with taor -p "task"')
+        return EXIT_USAGE
+    if args.output_format or args.input_format:
+        render.problem("--output-format and --input-format are for headless runs (taor -p)")
+        return EXIT_USAGE
+    from taor.cli.interactive import run_interactive
+
+    return _guarded(run_interactive(args, settings, log), render, log)
 
 
 def _guarded(run: Coroutine[Any, Any, int], render: Renderer, log: Logger) -> int:

@@ -21,13 +21,25 @@ def project_root(cwd: Path) -> Path:
     return cwd
 
 
-def sessions_dir(cwd: Path) -> Path:
-    from platformdirs import user_data_dir
-
+def project_key(cwd: Path) -> str:
+    """A file name for the project of ``cwd``: its folder's name and a digest of its path."""
     root = project_root(cwd)
     slug = re.sub(r"[^A-Za-z0-9_.-]", "-", root.name or "root")[:40]
     digest = hashlib.sha256(str(root).encode()).hexdigest()[:12]
-    return Path(user_data_dir("taor")) / "sessions" / f"{slug}-{digest}"
+    return f"{slug}-{digest}"
+
+
+def sessions_dir(cwd: Path) -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("taor")) / "sessions" / project_key(cwd)
+
+
+def history_path(cwd: Path) -> Path:
+    """The interactive mode's input history of this project (in the user state directory)."""
+    from platformdirs import user_state_dir
+
+    return Path(user_state_dir("taor")) / "history" / project_key(cwd)
 
 
 def new_path(folder: Path, session_id: str) -> Path:

@@ -142,22 +142,42 @@ def earlier_session(args: argparse.Namespace) -> Path | None:
 
 
 def session_from(
-    args: argparse.Namespace, settings: Settings, *, model: Model | None = None
+    args: argparse.Namespace,
+    settings: Settings,
+    *,
+    model: Model | None = None,
+    interactive: bool = False,
 ) -> tuple[Session, Model]:
     """The run's session, recorded on disk (new, continued or forked), and its model (which
-    the caller closes after the session; ``model``: that one instead of the settings')."""
+    the caller closes after the session; ``model``: that one instead of the settings').
+    ``interactive``: a person answers permission requests (so does a stream-json host); else
+    the headless default does."""
     environment = environment_from(workspace(args), settings)
-    folder = sessions.sessions_dir(Path(environment.working_directory()))
     earlier = earlier_session(args)
     model = model or model_from(settings)
-    config = config_from(settings, interactive=settings.input_format == "stream-json")
+    asks = interactive or settings.input_format == "stream-json"
+    config = config_from(settings, interactive=asks)
+    return open_session(environment, model, config, earlier=earlier, fork=args.fork), model
+
+
+def open_session(
+    environment: Environment,
+    model: Model,
+    config: SessionConfig,
+    *,
+    earlier: Path | None = None,
+    fork: bool = False,
+) -> Session:
+    """A session recorded in this project's folder: ``earlier`` continued (or, with ``fork``,
+    copied into a new one), else a new one."""
     options: SessionOptions = {"environment": environment, "config": config}
-    if earlier is not None and not args.fork:
-        return Session.resume(earlier, model, **options), model
+    if earlier is not None and not fork:
+        return Session.resume(earlier, model, **options)
+    folder = sessions.sessions_dir(Path(environment.working_directory()))
     session_id = uuid.uuid4().hex
     history = _history(earlier) if earlier is not None else ()
     path = sessions.new_path(folder, session_id)
-    return Session.recorded(path, model, session_id=session_id, history=history, **options), model
+    return Session.recorded(path, model, session_id=session_id, history=history, **options)
 
 
 def _history(path: Path) -> list[Turn]:

@@ -1,0 +1,29 @@
+"""``taor`` with no ``-p``: the interactive mode, a front end over the same ``Session`` event
+stream as the headless command, built the same way (``taor.cli.setup``).
+
+- ``app``: ``Repl``, the loop: events shown by one task while the prompt reads input;
+- ``prompt``, ``keys``, ``completion``, ``paste``: the input side (prompt_toolkit);
+- ``events``, ``live``, ``views``, ``blocks``, ``screen``: the output side (rich): the live area
+  above the prompt and what is printed once finished;
+- ``commands`` (``command``, ``commands_*``): the local ``/`` commands;
+- ``permission``: permission requests asked inline; ``status``: the line under the prompt.
+
+Only a run of the interactive mode imports this package (and prompt_toolkit and rich):
+``taor --help`` and ``taor -p`` never do.
+"""
+
+from __future__ import annotations
+
+from argparse import Namespace
+from logging import Logger
+
+from taor.cli.settings import Settings
+
+
+async def run_interactive(args: Namespace, settings: Settings, log: Logger) -> int:
+    """The interactive mode until the person leaves; ``args.prompt`` is its first input."""
+    from taor.cli.interactive.app import Repl
+    from taor.cli.setup import session_from
+
+    session, model = session_from(args, settings, interactive=True)
+    return await Repl(args, settings, log, session, model).run(args.prompt or "")

@@ -1,0 +1,244 @@
+"""``Repl``: the interactive loop. One task reads the session's events and shows them
+(``events.EventView``) while the prompt reads input in the same asyncio loop, so typing goes on
+while the agent works: a line typed then steers the running cycle, a line typed while idle
+starts one, a ``/`` line is a local command (``commands``).
+
+The session comes from ``taor.cli.setup`` like a headless run's; ``/clear`` and ``/session``
+replace it with another made the same way (same model and settings). Leaving (Ctrl-D, Ctrl-C
+at an empty prompt, ``/exit``, SIGTERM, SIGHUP) closes the session properly: the cycle in
+flight is interrupted, its pending calls answered, the transcript flushed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import signal
+import time
+from argparse import Namespace
+from logging import Logger
+from pathlib import Path
+
+from prompt_toolkit.application import get_app, get_app_or_none
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+from taor.agent.context.mentions import attach_mentions
+from taor.agent.events import ProcessingEnd
+from taor.agent.session import Session
+from taor.cli import sessions
+from taor.cli.interactive.commands import is_command, run_command
+from taor.cli.interactive.events import EventView
+from taor.cli.interactive.live import Live
+from taor.cli.interactive.paste import Pastes
+from taor.cli.interactive.permission import PermissionPrompt
+from taor.cli.interactive.prompt import prompt_session
+from taor.cli.interactive.screen import Screen
+from taor.cli.interactive.status import Status
+from taor.cli.interactive.views import Folds, expanded
+from taor.cli.logs import log_event
+from taor.cli.settings import Settings
+from taor.llm.model import Model
+
+TICK = 0.1  # seconds between redraws of the spinners while the agent works
+
+
+class Repl:
+    def __init__(
+        self, args: Namespace, settings: Settings, log: Logger, session: Session, model: Model
+    ) -> None:
+        self.args, self.settings, self.log = args, settings, log
+        self.session, self.models = session, [model]
+        self.root = Path(session.environment.working_directory())
+        self.folder = sessions.sessions_dir(self.root)
+        self.clock = time.monotonic
+        self.screen, self.live, self.folds, self.pastes = Screen(), Live(), Folds(), Pastes()
+        project_config = sessions.project_root(self.root) / ".taor" / "config.toml"
+        self.asking = PermissionPrompt(self, project_config)
+        self.view = EventView(self.screen, self.live, self.folds, self.asking, self._cycle_ended)
+        self.status = Status.of(session)
+        self.prompt = prompt_session(self, self.root)
+        self._leaving = False
+        self._reader: asyncio.Task[None] | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.live.busy_since is not None or self.session.state not in ("idle", "closed")
+
+    async def run(self, first: str = "") -> int:
+        """Until the person leaves. The terminal stays in raw mode from start to end, so keys
+        typed before a prompt is drawn (at start-up, while a command runs) wait for it as
+        typed, instead of being echoed and read as lines by the terminal."""
+        with self.prompt.input.raw_mode():
+            return await self._run(first)
+
+    async def _run(self, first: str) -> int:
+        self._reader = asyncio.create_task(self._read(self.session))
+        await self.session.start()
+        await self._opened()
+        if first.strip():  # from the command line: shown as if typed at the prompt
+            self.screen.line(f"› {first}", "bold")
+            await self.handle(first)
+        ticker = asyncio.create_task(self._tick())
+        self._on_signals()
+        try:
+            while not self._leaving:
+                try:
+                    text = await self.prompt.prompt_async()
+                except EOFError:
+                    break
+                await self.handle(text)
+        finally:
+            ticker.cancel()
+            await self._close()
+        return 0
+
+    async def handle(self, text: str) -> None:
+        """A line from the prompt: a local command, else an input (or steering, when busy)."""
+        text = self.pastes.expand(text)
+        if not text.strip():
+            return
+        if is_command(text.strip()):
+            await run_command(self, text.strip())
+            return
+        attached = await attach_mentions(text, self.session.environment)
+        for problem in attached.problems:
+            self.screen.line(f"⚠ {problem}", "yellow")
+        if attached.files:
+            self.screen.line(f"  attached: {', '.join(attached.files)}", "dim")
+        if self.busy:
+            self.session.steer(attached.text)
+        else:
+            self.view.typed.append(attached.text)
+            self.live.busy_since = self.clock()
+            self.session.submit(attached.text)  # its events come through _read
+        self.redraw()
+
+    async def switch(self, *, earlier: Path | None = None, fork: bool = False) -> None:
+        """Another session in place of this one: new (``/clear``), ``earlier`` continued, or a
+        fork of it; same model and settings, rules allowed this session included."""
+        from taor.cli.setup import environment_from, open_session
+
+        old = self.session
+        rules = old.permission_rules()
+        allow = (*old.config.permissions.allow, *rules.added)
+        config = dataclasses.replace(
+            old.config, permissions=dataclasses.replace(old.config.permissions, allow=allow)
+        )
+        environment = environment_from(self.root, self.settings)
+        new = open_session(environment, old.model, config, earlier=earlier, fork=fork)
+        await self._end(old)
+        self.session = new
+        self.live.clear()
+        self.live.queued.clear()
+        self._reader = asyncio.create_task(self._read(new))
+        await new.start()
+        self.refresh_status()
+
+    # --- what the keys and commands call ---
+
+    def ctrl_c(self, buffer: Buffer) -> None:
+        if self.asking.reason:
+            self.asking.end_reason(buffer, send=False)
+        if self.asking.asking:
+            self.asking.deny_and_interrupt()
+        elif self.busy:
+            self.session.interrupt()
+        elif buffer.text:
+            buffer.reset()
+        else:
+            self.exit()
+
+    def exit(self) -> None:
+        self._leaving = True
+        app = get_app_or_none()
+        if app is not None and app.is_running and not app.is_done:
+            app.exit(exception=EOFError())
+
+    def expand_last(self) -> None:
+        fold = self.folds.get()
+        if fold is not None:
+            self.screen.print(expanded(fold))
+
+    def redraw(self) -> None:
+        app = get_app_or_none()
+        if app is not None and app.is_running:
+            app.invalidate()
+
+    def refresh_status(self) -> None:
+        if self.session.state != "closed":
+            self.status = Status.of(self.session)
+        self.redraw()
+
+    # --- what the prompt draws ---
+
+    def message(self) -> StyleAndTextTuples:
+        app = get_app()
+        mark = ("class:busy-prompt", "› ") if self.busy else ("class:prompt", "› ")
+        if self.asking.reason:
+            mark = ("class:ask", "reason › ")
+        if app.is_done:  # what stays on the screen above: the line as typed
+            return [mark]
+        size = app.output.get_size()
+        room = max(3, size.rows - 6)
+        question = self.asking.fragments(size.columns)
+        return [*self.live.fragments(size.columns, room, question), mark]
+
+    def toolbar(self) -> StyleAndTextTuples:
+        width = get_app().output.get_size().columns
+        return [("class:bottom-toolbar", self.status.line(width))]
+
+    # --- internals ---
+
+    async def _read(self, session: Session) -> None:
+        async for event in session.events():
+            try:
+                self.view.show(event)
+            except Exception:  # a bug in showing it must not stop the session's events
+                self.log.exception("could not show %s", event.kind)
+            log_event(self.log, event)
+            if event.kind in ("usage", "compaction", "processing_end", "session_start"):
+                self.refresh_status()
+            self.redraw()
+
+    def _cycle_ended(self, event: ProcessingEnd) -> None:
+        """Steering typed too late for the cycle becomes the next input; a cycle stopped by
+        the user leaves it for the next input instead."""
+        if event.stop_reason == "interrupted" or self.session.state == "closed":
+            return
+        for text in self.session.requeue_steering():
+            if text in self.live.queued:
+                self.live.queued.remove(text)
+
+    async def _opened(self) -> None:
+        """Until the session's opening lines are on the screen (then the prompt goes under
+        them), or a second at most."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(1.0):
+                await self.view.opened.wait()
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(TICK)
+            if self.busy or self.asking.asking or self.live.calls:
+                self.redraw()
+
+    def _on_signals(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(sig, self.exit)
+
+    async def _end(self, session: Session) -> None:
+        await session.close()
+        if self._reader is not None:
+            await self._reader  # up to session_end
+
+    async def _close(self) -> None:
+        session = self.session
+        await self._end(session)
+        for model in self.models:
+            await model.aclose()
+        self.screen.line(
+            f"session {session.id[:12]} saved · taor --resume {session.id[:12]}", "dim"
+        )

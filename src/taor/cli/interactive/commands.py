@@ -1,0 +1,95 @@
+"""The local commands: a line starting with ``/`` is one of these, run here, never sent to the
+model. ``COMMANDS`` is the table (name, arguments, help, function); each function is small and
+works on the session through the ``Repl``. An unknown command suggests the nearest one.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+
+from taor.cli.interactive import commands_info, commands_session, commands_settings
+from taor.cli.interactive.command import Command
+from taor.cli.interactive.views import expanded
+
+if TYPE_CHECKING:
+    from taor.cli.interactive.app import Repl
+
+
+async def show_help(repl: Repl, argument: str) -> None:
+    table = Table(box=None, show_header=False, padding=(0, 1))
+    table.add_column(style="bold")
+    table.add_column()
+    for command in COMMANDS:
+        table.add_row(f"/{command.name} {command.arguments}".rstrip(), command.help)
+    keys = (
+        "Enter sends · Ctrl-J, Alt-Enter or \\ then Enter: new line · @path attaches a file · "
+        "typing while the agent works steers it · Ctrl-C interrupts (at an empty prompt: "
+        "exits) · Ctrl-D exits · Ctrl-O shows the last folded output whole"
+    )
+    repl.screen.print(table)
+    repl.screen.line(keys, "dim")
+
+
+async def expand(repl: Repl, argument: str) -> None:
+    number = int(argument) if argument.strip().isdigit() else None
+    fold = repl.folds.get(number)
+    if fold is None:
+        repl.screen.line("nothing folded" + (f" numbered {number}" if number else " yet"), "dim")
+        return
+    repl.screen.print(expanded(fold))
+
+
+async def leave(repl: Repl, argument: str) -> None:
+    repl.exit()
+
+
+async def not_yet(repl: Repl, argument: str) -> None:
+    repl.screen.line("not available yet: taor has no MCP servers or voice input so far", "yellow")
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command(name="help", run=show_help, help="the commands and keys"),
+    commands_settings.MODEL,
+    commands_settings.EFFORT,
+    commands_settings.PERMISSIONS,
+    commands_settings.COMPACT,
+    commands_session.CLEAR,
+    commands_info.COST,
+    commands_info.CONTEXT,
+    commands_session.SESSION,
+    commands_session.CHECKPOINT,
+    commands_session.DIFF,
+    Command(name="expand", run=expand, arguments="[N]", help="show a folded output whole"),
+    Command(name="mcp", run=not_yet, help="MCP servers (not available yet)"),
+    Command(name="voice", run=not_yet, help="voice input (not available yet)"),
+    Command(name="exit", run=leave, help="close the session and quit (also Ctrl-D)"),
+)
+BY_NAME = {command.name: command for command in COMMANDS} | {"quit": COMMANDS[-1]}
+
+
+def is_command(text: str) -> bool:
+    """A local command: ``/name ...`` where name is known or is one word (``/etc/hosts is
+    wrong`` is a prompt)."""
+    if not text.startswith("/"):
+        return False
+    name = text[1:].split(maxsplit=1)[0] if text[1:].strip() else ""
+    return name in BY_NAME or "/" not in name
+
+
+async def run_command(repl: Repl, text: str) -> None:
+    name, _, argument = text[1:].strip().partition(" ")
+    command = BY_NAME.get(name)
+    if command is None:
+        near = difflib.get_close_matches(name, list(BY_NAME), n=1, cutoff=0.5)
+        hint = f"; did you mean /{near[0]}?" if near else "; /help lists them"
+        repl.screen.line(f"unknown command /{name}{hint}", "yellow")
+        return
+    if command.idle_only and repl.busy:
+        repl.screen.line(
+            f"/{name} waits for an idle session: let the agent finish, or Ctrl-C", "yellow"
+        )
+        return
+    await command.run(repl, argument.strip())

@@ -1,0 +1,66 @@
+"""``/cost`` and ``/context``: the session's usage and cost, and what fills its context window,
+from the same reports the status line reads."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+from rich.text import Text
+
+from taor.cli.interactive.command import Command
+from taor.cli.interactive.status import money
+
+if TYPE_CHECKING:
+    from taor.cli.interactive.app import Repl
+
+BAR = 20  # characters of the context bar
+
+
+async def cost(repl: Repl, argument: str) -> None:
+    report = repl.session.usage_report()
+    usage = report.usage
+    lines = [
+        f"cost: {money(report.cost).removeprefix('cost ')} over {report.responses} model call(s) here",
+        f"  input {usage.input_tokens:,} tokens, {report.cache_share:.0%} from the cache "
+        f"({usage.cache_read_tokens:,} read, {usage.cache_write_tokens:,} written)",
+        f"  output {usage.output_tokens:,} tokens ({usage.reasoning_tokens:,} reasoning)",
+    ]
+    if report.session_model_calls != report.responses:
+        lines.append(
+            f"  whole session, earlier runs included: {money(report.session_cost)} over "
+            f"{report.session_model_calls} model calls"
+        )
+    context = repl.session.context_report()
+    lines.append(
+        f"  token estimate: the next request ≈ {context.tokens:,} tokens "
+        f"(calibrated ×{report.token_ratio:.2f} against the provider's counts)"
+    )
+    repl.screen.line("\n".join(lines))
+
+
+async def context(repl: Repl, argument: str) -> None:
+    report = repl.session.context_report()
+    filled = round(report.fraction * BAR)
+    head = Text.assemble(
+        ("context ", "bold"),
+        ("█" * filled, "cyan"),
+        ("░" * (BAR - filled), "dim"),
+        f" {report.tokens:,} of {report.window:,} tokens ({report.fraction:.0%})",
+    )
+    table = Table(box=None, show_header=False, padding=(0, 1))
+    table.add_column()
+    table.add_column(justify="right")
+    table.add_column(justify="right", style="dim")
+    for name, tokens in report.parts:
+        share = tokens / report.window if report.window else 0.0
+        table.add_row(f"  {name}", f"{tokens:,}", f"{share:.1%}")
+    note = (
+        f"  {report.messages} messages; estimates calibrated ×{report.token_ratio:.2f} "
+        "against the provider's counts; /compact frees room"
+    )
+    repl.screen.print(head, table, Text(note, style="dim"))
+
+
+COST = Command(name="cost", run=cost, help="usage, cost, cache share and the token estimate")
+CONTEXT = Command(name="context", run=context, help="what fills the context window")

@@ -1,0 +1,100 @@
+"""``/model``, ``/effort``, ``/permissions`` and ``/compact``: settings of the running session,
+applied from its next model call (``Session.configure``), and compaction on request."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, cast
+
+from taor.agent.config import PermissionMode
+from taor.cli.interactive.command import Command
+from taor.cli.settings.schema import EFFORTS, MODES
+from taor.errors import TaorError
+
+if TYPE_CHECKING:
+    from taor.cli.interactive.app import Repl
+
+
+async def model(repl: Repl, argument: str) -> None:
+    from taor.llm.connect import connect, parse_model_string
+
+    current = repl.session.model
+    if not argument:
+        repl.screen.line(f"model: {current.provider}:{current.model_id} (/model provider:model)")
+        return
+    try:
+        provider, _ = parse_model_string(argument)
+        base_url = repl.settings.base_url if provider == current.provider else None
+        new = connect(argument, base_url=base_url, env=repl.settings.provider_env)
+    except TaorError as error:
+        repl.screen.line(f"✗ {error}", "red")
+        return
+    repl.session.configure(model=new)
+    repl.models.append(new)
+    repl.screen.line(f"model: {new.provider}:{new.model_id} from the next call", "cyan")
+    repl.refresh_status()
+
+
+async def effort(repl: Repl, argument: str) -> None:
+    if not argument:
+        level = repl.session.config.reasoning_effort or "default"
+        repl.screen.line(f"effort: {level} (/effort {'|'.join(EFFORTS)}|default)")
+        return
+    if argument not in (*EFFORTS, "default"):
+        repl.screen.line(f"✗ effort is one of {', '.join(EFFORTS)} or default", "red")
+        return
+    repl.session.configure(reasoning_effort=None if argument == "default" else argument)
+    repl.screen.line(f"effort: {argument} from the next call", "cyan")
+    repl.refresh_status()
+
+
+async def permissions(repl: Repl, argument: str) -> None:
+    if argument:
+        if argument not in MODES:
+            repl.screen.line(f"✗ the mode is one of {', '.join(MODES)}", "red")
+            return
+        current = repl.session.config.permissions
+        mode = cast("PermissionMode", argument)
+        repl.session.configure(permissions=dataclasses.replace(current, mode=mode))
+        repl.refresh_status()
+    rules = repl.session.permission_rules()
+    lines = [f"permission mode: {rules.mode} (/permissions {'|'.join(MODES)})"]
+    for title, found in (
+        ("allow (config)", rules.allow),
+        ("allow (this session)", rules.added),
+        ("deny", rules.deny),
+    ):
+        lines.append(f"  {title}: {', '.join(found) if found else '-'}")
+    repl.screen.line("\n".join(lines))
+
+
+async def compact(repl: Repl, argument: str) -> None:
+    repl.session.compact(argument or None)
+    repl.live.compacting = True
+    repl.live.busy_since = repl.live.busy_since or repl.clock()
+    repl.screen.line(
+        "compacting the conversation" + (f" (keeping: {argument})" if argument else ""), "dim"
+    )
+    repl.redraw()
+
+
+MODEL = Command(
+    name="model", run=model, arguments="[provider:model]", help="show or switch the model"
+)
+EFFORT = Command(
+    name="effort",
+    run=effort,
+    arguments="[level]",
+    help="show or set the reasoning effort",
+    choices=(*EFFORTS, "default"),
+)
+PERMISSIONS = Command(
+    name="permissions",
+    run=permissions,
+    arguments="[mode]",
+    help="the permission mode and rules in force; set the mode",
+    choices=MODES,
+)
+COMPACT = Command(
+    name="compact", run=compact, arguments="[focus]", help="compact the conversation now"
+)

@@ -1,0 +1,79 @@
+"""The keys of the prompt. Enter sends; Ctrl-J, Alt-Enter, or a ``\\`` before Enter start a new
+line; Ctrl-C interrupts the agent (denying an open permission request), clears a draft, and at
+an empty idle prompt exits, as Ctrl-D does; Ctrl-O shows the last folded output whole. While a
+permission question is open, its keys answer it and other keys are ignored."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+
+if TYPE_CHECKING:
+    from taor.cli.interactive.app import Repl
+
+ANSWERS = {"y": "allow", "a": "allow_always", "s": "save", "n": "deny"}
+
+
+def key_bindings(repl: Repl) -> KeyBindings:
+    keys = KeyBindings()
+    asking = Condition(lambda: repl.asking.asking and not repl.asking.reason)
+    reason = Condition(lambda: repl.asking.reason)
+    typing = ~asking & ~reason
+
+    @keys.add("enter", filter=typing)
+    def send(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        if buffer.document.text_before_cursor.endswith("\\"):
+            buffer.delete_before_cursor()
+            buffer.insert_text("\n")
+        else:
+            buffer.validate_and_handle()
+
+    @keys.add("c-j", filter=typing)
+    @keys.add("escape", "enter", filter=typing)
+    def newline(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text("\n")
+
+    @keys.add("c-c")
+    @keys.add("<sigint>")
+    def interrupt(event: KeyPressEvent) -> None:
+        repl.ctrl_c(event.current_buffer)
+
+    @keys.add("c-o", filter=typing)
+    def expand(event: KeyPressEvent) -> None:
+        repl.expand_last()
+
+    @keys.add(Keys.BracketedPaste, filter=typing)
+    def paste(event: KeyPressEvent) -> None:
+        event.current_buffer.insert_text(repl.pastes.insert(event.data))
+
+    _answers(keys, repl, asking, reason)
+    return keys
+
+
+def _answers(keys: KeyBindings, repl: Repl, asking: Condition, reason: Condition) -> None:
+    for key, kind in ANSWERS.items():
+
+        @keys.add(key, filter=asking)
+        def answer(event: KeyPressEvent, kind: str = kind) -> None:
+            repl.asking.answer(kind)
+
+    @keys.add("r", filter=asking)
+    def with_reason(event: KeyPressEvent) -> None:
+        repl.asking.start_reason(event.current_buffer)
+
+    @keys.add("<any>", filter=asking)
+    @keys.add("enter", filter=asking)
+    def ignored(event: KeyPressEvent) -> None:
+        """Other keys do nothing while asked: a draft is not typed into by accident."""
+
+    @keys.add("enter", filter=reason)
+    def send_reason(event: KeyPressEvent) -> None:
+        repl.asking.end_reason(event.current_buffer, send=True)
+
+    @keys.add("escape", filter=reason)
+    def back(event: KeyPressEvent) -> None:
+        repl.asking.end_reason(event.current_buffer, send=False)

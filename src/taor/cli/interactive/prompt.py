@@ -1,0 +1,61 @@
+"""The prompt: a prompt_toolkit ``PromptSession`` with this project's input history (kept across
+runs in the user state directory), the live area above the input line, the status line below
+it, completion of commands and ``@`` paths, and the keys of ``keys``. It writes to the
+terminal even when stdout is redirected (then stderr is the terminal)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.output import create_output
+from prompt_toolkit.styles import Style
+
+from taor.cli import sessions
+from taor.cli.interactive.commands import COMMANDS
+from taor.cli.interactive.completion import PromptCompleter
+from taor.cli.interactive.keys import key_bindings
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from taor.cli.interactive.app import Repl
+
+STYLE = Style.from_dict(
+    {
+        "prompt": "bold",
+        "busy-prompt": "bold ansimagenta",
+        "dim": "#8a8a8a",
+        "thinking": "#8a8a8a italic",
+        "running": "ansicyan",
+        "spinner": "ansicyan",
+        "queued": "ansimagenta",
+        "ask": "bold ansiyellow",
+        "keys": "ansiyellow",
+    }
+)
+
+
+def prompt_session(repl: Repl, root: Path) -> PromptSession[str]:
+    return PromptSession(
+        message=repl.message,
+        bottom_toolbar=repl.toolbar,
+        key_bindings=key_bindings(repl),
+        history=_history(root),
+        completer=PromptCompleter({c.name: c for c in COMMANDS}, root),
+        complete_while_typing=True,
+        style=STYLE,
+        include_default_pygments_style=False,
+        output=create_output(always_prefer_tty=True),
+        reserve_space_for_menu=3,
+    )
+
+
+def _history(root: Path) -> History:
+    path = sessions.history_path(root)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:  # a read-only home: history for this run only
+        return InMemoryHistory()
+    return FileHistory(str(path))

@@ -1,0 +1,189 @@
+"""The interactive mode as a person uses it: the real ``taor`` in a tmux pane against the fake
+provider server, keys sent and the screen read back."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from taor.agent.record.store import load
+from taor.agent.record.transcript import problems
+from taor.testing import FakeProviderServer, Reply, stall, text, tool_calls
+
+from ..support import data_home
+from .conftest import Start
+from .terminal import needs_tmux
+
+pytestmark = [pytest.mark.slow, needs_tmux]
+
+PROMPT_READY = "Ctrl-D exits"
+
+
+def transcripts(workspace: Path) -> list[Path]:
+    return sorted(data_home(workspace).glob("taor/sessions/*/*.jsonl"))
+
+
+def test_text_streams_in_then_ctrl_c_interrupts_and_the_next_prompt_works(
+    start: Start, server: FakeProviderServer, tmp_path: Path
+) -> None:
+    held = Reply(text="**Plan**: read the code first.\n\nThen the second paragraph.", chunk=6)
+    server.push(stall(60, after=8, reply=held), text("Back again."))
+    term = start()
+    term.wait_for(PROMPT_READY)
+    term.send("explain the plan")
+    shown = term.wait_for("Plan: read the code first.")  # the first block, rendered
+    assert "**Plan**" not in shown and "second paragraph" not in shown
+    term.keys("C-c")
+    term.wait_for("■ interrupted")
+    term.send("and now?")
+    term.wait_for("Back again.")
+    term.keys("C-d")
+    assert term.exit_code() == 0
+    (path,) = transcripts(tmp_path / "work")
+    assert problems(load(path).turns) == []
+
+
+def test_tool_calls_show_folded_results_diffs_and_each_permission_answer(
+    start: Start, server: FakeProviderServer, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "work"
+    (workspace / "app.py").write_text("a = 1\nb = 2\n")
+    edit = ("edit_file", {"path": "app.py", "old_string": "a = 1", "new_string": "a = 2"})
+    server.push(
+        tool_calls(("shell", {"command": "seq 1 30"})), text("Counted."),
+        tool_calls(edit), text("Edited."),
+        tool_calls(("shell", {"command": "touch nope"})), text("Understood."),
+        tool_calls(("shell", {"command": "touch never"})), text("Not done."),
+        tool_calls(("shell", {"command": "echo kept"})), text("Saved."),
+    )  # fmt: skip
+    term = start()
+    term.wait_for(PROMPT_READY)
+    term.send("count")
+    term.wait_for("allow shell: seq 1 30?")
+    term.keys("y")
+    shown = term.wait_for("Counted.")
+    assert "● shell: seq 1 30" in shown and "… +27 lines (ctrl-o or /expand 1)" in shown
+    term.keys("C-o")
+    term.wait_for(lambda s: "\n30\n" in s)
+    term.send("edit")
+    term.wait_for("a always: edit_file(./app.py)")
+    term.keys("a")
+    shown = term.wait_for("Edited.")
+    assert "-a = 1" in shown and "+a = 2" in shown and "allowed from now on" in shown
+    assert COLOUR.search(term.screen(colors=True))  # the diff in green and red
+    term.send("make a file")
+    term.wait_for("allow shell: touch nope?")
+    term.keys("r")
+    term.wait_for("reason for the model")
+    term.send("use a better name")
+    term.wait_for("Understood.")
+    term.send("make another")
+    term.wait_for("allow shell: touch never?")
+    term.keys("n")
+    term.wait_for("Not done.")
+    term.send("echo")
+    term.wait_for("allow shell: echo kept?")
+    term.keys("s")
+    term.wait_for("Saved.")
+    term.keys("C-d")
+    assert term.exit_code() == 0
+    assert (workspace / "app.py").read_text() == "a = 2\nb = 2\n"
+    assert not (workspace / "nope").exists() and not (workspace / "never").exists()
+    denied = server.requests[5].json["messages"][-1]["content"]
+    assert "use a better name" in denied
+    saved = (workspace / ".taor" / "config.toml").read_text()
+    assert saved == '[permissions]\nallow = ["shell(echo kept)"]\n'
+
+
+def test_typing_while_the_agent_works_steers_it(
+    start: Start, server: FakeProviderServer, tmp_path: Path
+) -> None:
+    waits = ("shell", {"command": "while [ ! -e go ]; do sleep 0.1; done; echo went"})
+    server.push(tool_calls(waits), text("Steered."))
+    term = start("--permission-mode", "bypass")
+    term.wait_for(PROMPT_READY)
+    term.send("wait for go")
+    term.wait_for("shell: while", whole=False)  # its spinner line
+    term.send("also say hi")
+    term.wait_for("also say hi  (queued for the model)", whole=False)
+    (tmp_path / "work" / "go").touch()
+    shown = term.wait_for("Steered.")
+    assert "» also say hi  (sent to the model)" in shown
+    steered = server.requests[1].json["messages"]
+    assert any("also say hi" in str(m.get("content")) for m in steered[-2:])
+    term.keys("C-d")
+    assert term.exit_code() == 0
+
+
+def test_model_cost_and_compact_commands(
+    start: Start, server: FakeProviderServer, tmp_path: Path
+) -> None:
+    (tmp_path / "work" / "big.txt").write_text(
+        "".join(f"line {n} of a big file\n" for n in range(800))
+    )
+    looks = [tool_calls(("list_dir", {"path": "."})) for _ in range(3)]
+    server.push(tool_calls(("read_file", {"path": "big.txt"})), *looks, text("First."))
+    server.push(text("Second."))
+    term = start()
+    term.wait_for(PROMPT_READY)
+    term.send("hi")
+    term.wait_for("First.")
+    term.send("/model openai-compat:other")
+    term.wait_for("model: openai-compat:other from the next call")
+    term.wait_for(" openai-compat:other · effort default", whole=False)  # the status line
+    term.send("again")
+    term.wait_for("Second.")
+    assert server.requests[-1].json["model"] == "other"
+    term.send("/cost")
+    shown = term.wait_for("token estimate")
+    assert "over 6 model call(s)" in shown and "from the cache" in shown
+    term.send("/compact keep the names")
+    shown = term.wait_for("⟳ compacted: ")
+    before, after = shown.split("⟳ compacted: ")[1].split(" tokens")[0].split(" → ")
+    assert int(after.replace(",", "")) < int(before.replace(",", "")) / 2
+    term.keys("C-d")
+    assert term.exit_code() == 0
+
+
+COLOUR = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|9[0-7]|38;[0-9;]+)m")
+
+
+def test_a_narrow_terminal_without_colour_still_reads_well(
+    start: Start, server: FakeProviderServer
+) -> None:
+    server.push(tool_calls(("shell", {"command": "echo narrow and plain"})), text("Done here."))
+    term = start(width=40, height=20, env={"NO_COLOR": "1"})
+    term.wait_for(PROMPT_READY)
+    term.send("go")
+    asked = term.wait_for("r no, with a reason", whole=False)
+    assert "? allow shell: echo narrow and plain?" in asked
+    words = " ".join(asked.split())  # the reason wraps at the edge: nothing is cut off
+    assert "the permission mode default asks before it runs." in words
+    term.keys("y")
+    shown = term.wait_for("Done here.")
+    assert "● shell: echo narrow and plain" in shown
+    assert not COLOUR.search(term.screen(colors=True))
+    term.keys("C-d")
+    assert term.exit_code() == 0
+
+
+def test_the_first_prompt_from_the_command_line_then_continue_and_commands(
+    start: Start, server: FakeProviderServer
+) -> None:
+    server.push(text("Hello from the first run."), text("Still here."))
+    term = start("say hello")
+    shown = term.wait_for("Hello from the first run.")
+    assert "› say hello" in shown
+    term.send("/modle")
+    term.wait_for("unknown command /modle; did you mean /model?")
+    term.keys("C-d")
+    assert term.exit_code() == 0
+    again = start("--continue")
+    again.wait_for("resumed session")
+    again.send("are you there?")
+    again.wait_for("Still here.")
+    assert server.requests[-1].json["messages"][1]["content"] == "say hello"
+    again.keys("C-c")  # at an empty prompt: leaves
+    assert again.exit_code() == 0
