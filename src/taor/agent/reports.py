@@ -1,5 +1,6 @@
 """What a host shows about a session between events: its usage and cost (``UsageReport``), what
-fills its context window (``ContextReport``) and the permission rules in force (``RulesInForce``).
+fills its context window (``ContextReport``), the permission rules in force (``RulesInForce``)
+and every file change it made (``SessionDiff``).
 
 Each is a frozen snapshot built from the runtime on request (``Session.usage_report()``,
 ``Session.context_report()``, ``Session.permission_rules()``: ``SessionReports``, a base class
@@ -13,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import assert_never
 
+from taor.agent.checkpoints.diff import SessionDiff, session_diff
 from taor.agent.context.ledger import CHARS_PER_TOKEN, part_chars, tools_chars
 from taor.agent.runtime import Runtime
 from taor.env.base import Environment
@@ -114,6 +116,14 @@ class SessionReports:
     def permission_rules(self) -> RulesInForce:
         """The permission mode and the rules in force, those added since included."""
         return rules_in_force(self._rt)
+
+    async def diff(self, since: int = 1) -> SessionDiff:
+        """Every file change since before user input ``since`` (the whole session by default)
+        as one unified diff (``taor.agent.checkpoints.diff``); a subagent's changes are in
+        its parent's."""
+        if not self._rt.owns_checkpoints:
+            return SessionDiff()
+        return await session_diff(self._rt.checkpoints, since)
 
 
 def usage_report(rt: Runtime) -> UsageReport:

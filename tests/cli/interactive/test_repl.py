@@ -187,3 +187,38 @@ def test_the_first_prompt_from_the_command_line_then_continue_and_commands(
     assert server.requests[-1].json["messages"][1]["content"] == "say hello"
     again.keys("C-c")  # at an empty prompt: leaves
     assert again.exit_code() == 0
+
+
+def test_diff_and_checkpoint_restore_put_files_and_conversation_back(
+    start: Start, server: FakeProviderServer, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "work"
+    (workspace / "app.py").write_text("a = 1\n")
+    edit = ("edit_file", {"path": "app.py", "old_string": "a = 1", "new_string": "a = 2"})
+    server.push(tool_calls(edit), text("Edited."))
+    server.push(tool_calls(("write_file", {"path": "new.txt", "content": "hi\n"})), text("Wrote."))
+    server.push(text("Fresh start."))
+    term = start("--permission-mode", "bypass")
+    term.wait_for(PROMPT_READY)
+    term.send("edit app.py")
+    term.wait_for("Edited.")
+    term.send("write new.txt")
+    term.wait_for("Wrote.")
+    term.send("/diff")
+    shown = term.wait_for("files changed this session: app.py, new.txt")
+    term.wait_for("+++ b/new.txt")
+    term.send("/checkpoint list")
+    shown = term.wait_for("created new.txt")
+    assert "changed app.py" in shown
+    term.send("/checkpoint restore 1")
+    shown = term.wait_for("the conversation goes on from before input 1")
+    assert "files put back: app.py" in shown and "files removed (created since): new.txt" in shown
+    assert (workspace / "app.py").read_text() == "a = 1\n" and not (workspace / "new.txt").exists()
+    term.send("start over")
+    term.wait_for("Fresh start.")
+    sent = [m for m in server.requests[-1].json["messages"] if m["role"] == "user"]
+    assert [m["content"] for m in sent] == ["start over"]  # nothing of the inputs undone
+    term.keys("C-d")
+    assert term.exit_code() == 0
+    paths = transcripts(workspace)  # the original, kept, and its fork
+    assert len(paths) == 2 and all(problems(load(path).turns) == [] for path in paths)

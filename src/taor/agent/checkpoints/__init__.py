@@ -8,7 +8,8 @@ change of them, so that ``Session.rewind`` can put them back, and the conversati
   files a call may change, and the watch around it (``loop/guarded.py`` runs each call in one);
   ``commands`` and ``picture``: what a shell command changed, from pictures of the workspace
   before and after it.
-- ``rewind``: the files put back, and the conversation forked.
+- ``rewind``: the files put back, and the conversation forked; ``diff``: every change of the
+  session as one unified diff (``Session.diff``).
 """
 
 from taor.agent.checkpoints.records import Checkpoint, FileChange, FileState, RewindResult

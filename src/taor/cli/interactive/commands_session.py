@@ -1,22 +1,22 @@
 """``/clear``, ``/session``, ``/checkpoint`` and ``/diff``: which session this is (a new one with
-the same settings, another of this project's, a fork of this one) and its file changes."""
+the same settings, another of this project's, a fork of this one), its file changes per input
+(``Session.checkpoints``), going back to before an input (``Session.rewind``: the files, the
+conversation as a fork, or both) and every change of the session as one diff."""
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from taor.cli import sessions
 from taor.cli.interactive.command import Command
+from taor.cli.interactive.views import Fold, diff_view
 from taor.errors import TaorError
 
 if TYPE_CHECKING:
     from taor.cli.interactive.app import Repl
 
 SESSION_USAGE = "/session list | resume ID | fork"
-CHECKPOINTS_MISSING = (
-    "not available yet: this taor keeps no checkpoints of file changes "
-    "(the change list and restore come with checkpoints)"
-)
 
 
 async def clear(repl: Repl, argument: str) -> None:
@@ -58,11 +58,72 @@ def _list(repl: Repl) -> None:
 
 
 async def checkpoint(repl: Repl, argument: str) -> None:
-    repl.screen.line(CHECKPOINTS_MISSING, "yellow")
+    words = argument.split()
+    if words[:1] in ([], ["list"]):
+        _checkpoints(repl)
+    elif words[0] == "restore" and len(words) >= 2 and words[1].isdigit():
+        flags = set(words[2:])
+        if not flags <= {"--files-only", "--conversation-only"} or len(flags) > 1:
+            repl.screen.line(f"usage: /checkpoint {CHECKPOINT.arguments}", "yellow")
+            return
+        await _restore(repl, int(words[1]), flags)
+    else:
+        repl.screen.line(f"usage: /checkpoint {CHECKPOINT.arguments}", "yellow")
+
+
+def _checkpoints(repl: Repl) -> None:
+    found = repl.session.checkpoints()
+    if not found:
+        repl.screen.line("no inputs yet, so no checkpoints", "dim")
+        return
+    lines = ["checkpoints, one per input (/checkpoint restore N goes back to before input N):"]
+    for point in found:
+        when = time.strftime("%H:%M", time.localtime(point.time))
+        files = ", ".join(f"{c.state} {c.path}" for c in point.files) or "no file changes"
+        lines.append(f"  {point.turn:>2}  {when}  {point.prompt[:40]:<40}  {files}")
+        lines += [
+            f"      ! {c.path} cannot be restored: {c.reason}"
+            for c in point.files
+            if not c.restorable
+        ]
+        lines += [f"      ! {note}" for note in point.notes]
+    repl.screen.line("\n".join(lines))
+
+
+async def _restore(repl: Repl, turn: int, flags: set[str]) -> None:
+    files, conversation = "--conversation-only" not in flags, "--files-only" not in flags
+    try:
+        done = await repl.session.rewind(turn, files=files, conversation=conversation)
+    except TaorError as error:
+        repl.screen.line(f"✗ {error}", "red")
+        return
+    lines = [f"⟲ back to before input {turn}"]
+    if files:
+        lines.append(f"  files put back: {', '.join(done.restored) or 'none'}")
+        if done.removed:
+            lines.append(f"  files removed (created since): {', '.join(done.removed)}")
+        lines += [f"  ! {c.path} not restored: {c.reason}" for c in done.unrestorable]
+        lines += [f"  ! {note}" for note in done.notes]
+    if conversation:
+        lines.append(
+            f"  the conversation goes on from before input {turn}: session {done.session_id[:12]},"
+            f" a fork of {(done.forked_from or '')[:12]} (kept as it was)"
+        )
+    repl.screen.line("\n".join(lines), "cyan")
+    repl.refresh_status()
 
 
 async def diff(repl: Repl, argument: str) -> None:
-    repl.screen.line(CHECKPOINTS_MISSING, "yellow")
+    found = await repl.session.diff()
+    if not found.files:
+        repl.screen.line("no file changes in this session", "dim")
+        return
+    repl.screen.line(f"files changed this session: {', '.join(found.files)}", "bold")
+    if found.diff:
+        number = repl.folds.add(Fold(title="/diff", text=found.diff, diff=True))
+        repl.screen.print(diff_view(found.diff, number, lines=None))
+    for note in found.notes:
+        repl.screen.line(f"  ! {note}", "yellow")
 
 
 CLEAR = Command(
@@ -78,7 +139,7 @@ SESSION = Command(
 CHECKPOINT = Command(
     name="checkpoint",
     run=checkpoint,
-    arguments="list | restore N",
+    arguments="list | restore N [--files-only | --conversation-only]",
     help="the files changed per input; put them (and the conversation) back as before input "
     "N; --files-only or --conversation-only",
     choices=("list", "restore"),
