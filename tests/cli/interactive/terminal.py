@@ -48,6 +48,11 @@ class Terminal:
         """``text`` typed literally (no key names)."""
         self._tmux("send-keys", "-l", text)
 
+    def paste(self, text: str) -> None:
+        """``text`` pasted (bracketed, as a terminal pastes into a program that asks for it)."""
+        self._tmux("set-buffer", "--", text)
+        self._tmux("paste-buffer", "-p")
+
     def send(self, text: str) -> None:
         self.type(text)
         self.keys("Enter")

@@ -10,7 +10,7 @@ import pytest
 
 from taor.agent.record.store import load
 from taor.agent.record.transcript import problems
-from taor.testing import FakeProviderServer, Reply, stall, text, tool_calls
+from taor.testing import FakeProviderServer, Reply, rate_limited, stall, text, tool_calls
 
 from ..support import data_home
 from .conftest import Start
@@ -147,6 +147,7 @@ def test_model_cost_and_compact_commands(
     assert term.exit_code() == 0
 
 
+STARTED = re.compile(r"new session ([0-9a-f]{12})")
 COLOUR = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|9[0-7]|38;[0-9;]+)m")
 
 
@@ -181,7 +182,11 @@ def test_the_first_prompt_from_the_command_line_then_continue_and_commands(
     term.keys("C-d")
     assert term.exit_code() == 0
     again = start("--continue")
-    again.wait_for("resumed session")
+    again.wait_for(PROMPT_READY)
+    again.keys("Up")  # the project's input history outlives the run
+    again.wait_for("› /modle", whole=False)
+    again.keys("C-c")  # clears the draft
+    again.wait_for(lambda screen: "› /modle" not in screen, whole=False)
     again.send("are you there?")
     again.wait_for("Still here.")
     assert server.requests[-1].json["messages"][1]["content"] == "say hello"
@@ -222,3 +227,63 @@ def test_diff_and_checkpoint_restore_put_files_and_conversation_back(
     assert term.exit_code() == 0
     paths = transcripts(workspace)  # the original, kept, and its fork
     assert len(paths) == 2 and all(problems(load(path).turns) == [] for path in paths)
+
+
+def test_pastes_mentions_retries_and_ctrl_c_at_a_question(
+    start: Start, server: FakeProviderServer, tmp_path: Path
+) -> None:
+    (tmp_path / "work" / "app.py").write_text("print('attached')\n")
+    server.push(rate_limited(retry_after=0.1), text("Read both."))
+    server.push(tool_calls(("shell", {"command": "touch never"})))
+    server.push(text("Still fine."))
+    term = start()
+    term.wait_for(PROMPT_READY)
+    pasted = "\n".join(f"log line {n}" for n in range(12))
+    term.paste(pasted)
+    term.wait_for("[pasted text #1: 12 lines]", whole=False)
+    term.type(" and @ap")
+    term.keys("Tab")
+    term.wait_for("@app.py", whole=False)
+    term.keys("Enter")
+    shown = term.wait_for("Read both.")
+    assert "attached: app.py" in shown and "⟳ retrying in 0.1s (attempt 1)" in shown
+    sent = server.requests[-1].json["messages"][-1]["content"]
+    assert pasted in sent and "print('attached')" in sent
+    term.send("make a file")
+    term.wait_for("allow shell: touch never?", whole=False)
+    term.keys("C-c")  # denies and interrupts
+    shown = term.wait_for("■ interrupted")
+    assert "✗ shell: touch never" in shown
+    term.send("still there?")
+    term.wait_for("Still fine.")
+    assert not (tmp_path / "work" / "never").exists()
+    term.keys("C-d")
+    assert term.exit_code() == 0
+
+
+def test_session_and_permission_commands(start: Start, server: FakeProviderServer) -> None:
+    server.push(text("In the first."), text("In the second."), text("Back in the first."))
+    term = start()
+    term.wait_for(PROMPT_READY)
+    term.send("one")
+    term.wait_for("In the first.")
+    term.send("/permissions accept_edits")
+    term.wait_for("permission mode: accept_edits")
+    term.wait_for("accept_edits mode", whole=False)  # the status line
+    term.send("/clear")
+    shown = term.wait_for(lambda s: len(STARTED.findall(s)) == 2 and "same settings" in s)
+    first, second = STARTED.findall(shown)
+    term.send("two")
+    term.wait_for("In the second.")
+    term.send("/session list")
+    term.wait_for(lambda s: f"* {second}" in s and f"  {first}" in s)
+    term.send(f"/session resume {first[:6]}")
+    term.wait_for(f"resumed session {first}")
+    term.send("three")
+    term.wait_for("Back in the first.")
+    users = [m["content"] for m in server.requests[-1].json["messages"] if m["role"] == "user"]
+    assert users == ["one", "three"]
+    term.send("/session fork")
+    term.wait_for("forked: this is a copy")
+    term.keys("C-d")
+    assert term.exit_code() == 0

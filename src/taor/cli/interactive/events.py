@@ -187,6 +187,8 @@ class EventView:
         self.screen.line(f"» queued as the next input: {event.text}", "dim")
 
     def on_interrupted(self, event: Interrupted) -> None:
+        for call in self.live.calls.values():  # stopped: the model is told they were
+            self.screen.print(call_line(call.summary, failed=True), folded("interrupted", 0), "")
         self.live.clear()
         reason = "interrupted" if event.reason == Interrupted().reason else event.reason
         self.screen.line(f"■ {reason}", "bold yellow")

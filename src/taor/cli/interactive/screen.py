@@ -53,7 +53,10 @@ class Screen:
             emoji=False,
         )
         for item in items:
-            console.print(item)
+            if isinstance(item, Text) and item.no_wrap:  # rich wraps it unless told here
+                console.print(item, no_wrap=True, overflow=item.overflow or "ellipsis")
+            else:
+                console.print(item)
         return TRAILING.sub(r"\1", buffer.getvalue())
 
     def print(self, *items: RenderableType) -> None:
