@@ -14,11 +14,16 @@ from taor.testing import FakeProviderServer, Reply, rate_limited, stall, text, t
 
 from ..support import data_home
 from .conftest import Start
-from .terminal import needs_tmux
+from .terminal import Terminal, needs_tmux
 
 pytestmark = [pytest.mark.slow, needs_tmux]
 
-PROMPT_READY = "Ctrl-D exits"
+PROMPT_READY = "Ctrl-D exits"  # printed as the session starts, maybe before the prompt is up
+
+
+def ready(term: Terminal) -> None:
+    """Until the prompt is up: its status line is on the screen."""
+    term.wait_for(" · effort ", whole=False)
 
 
 def transcripts(workspace: Path) -> list[Path]:
@@ -237,7 +242,7 @@ def test_pastes_mentions_retries_and_ctrl_c_at_a_question(
     server.push(tool_calls(("shell", {"command": "touch never"})))
     server.push(text("Still fine."))
     term = start()
-    term.wait_for(PROMPT_READY)
+    ready(term)  # a paste is bracketed only once the prompt has asked the terminal for it
     pasted = "\n".join(f"log line {n}" for n in range(12))
     term.paste(pasted)
     term.wait_for("[pasted text #1: 12 lines]", whole=False)

@@ -13,19 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import signal
 import time
 from argparse import Namespace
+from collections.abc import Awaitable
 from logging import Logger
 from pathlib import Path
 
-from prompt_toolkit.application import get_app, get_app_or_none
+from prompt_toolkit.application import get_app_or_none
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from taor.agent.context.mentions import attach_mentions
 from taor.agent.events import ProcessingEnd
+from taor.agent.record.turns import UserTurn
 from taor.agent.session import Session
 from taor.cli import sessions
 from taor.cli.interactive.commands import is_command, run_command
@@ -39,6 +39,7 @@ from taor.cli.interactive.status import Status
 from taor.cli.interactive.views import Folds, expanded
 from taor.cli.logs import log_event
 from taor.cli.settings import Settings
+from taor.errors import TaorError
 from taor.llm.model import Model
 
 TICK = 0.1  # seconds between redraws of the spinners while the agent works
@@ -77,9 +78,10 @@ class Repl:
         self._reader = asyncio.create_task(self._read(self.session))
         await self.session.start()
         await self._opened()
+        self._recap()
         if first.strip():  # from the command line: shown as if typed at the prompt
             self.screen.line(f"› {first}", "bold")
-            await self.handle(first)
+            await self._guarded(self.handle(first))
         ticker = asyncio.create_task(self._tick())
         self._on_signals()
         try:
@@ -88,7 +90,7 @@ class Repl:
                     text = await self.prompt.prompt_async()
                 except EOFError:
                     break
-                await self.handle(text)
+                await self._guarded(self.handle(text))
         finally:
             ticker.cancel()
             await self._close()
@@ -115,20 +117,21 @@ class Repl:
             self.session.submit(attached.text)  # its events come through _read
         self.redraw()
 
-    async def switch(self, *, earlier: Path | None = None, fork: bool = False) -> None:
-        """Another session in place of this one: new (``/clear``), ``earlier`` continued, or a
-        fork of it; same model and settings, rules allowed this session included."""
-        from taor.cli.setup import environment_from, open_session
+    async def _guarded(self, work: Awaitable[None]) -> None:
+        """A line's work; what goes wrong is one line on the screen, and the prompt goes on."""
+        try:
+            await work
+        except TaorError as error:
+            self.screen.line(f"✗ {error}", "red")
+        except Exception as error:  # a bug of taor's: the details go to the log
+            from taor.cli.logs import log_file
 
-        old = self.session
-        rules = old.permission_rules()
-        allow = (*old.config.permissions.allow, *rules.added)
-        config = dataclasses.replace(
-            old.config, permissions=dataclasses.replace(old.config.permissions, allow=allow)
-        )
-        environment = environment_from(self.root, self.settings)
-        new = open_session(environment, old.model, config, earlier=earlier, fork=fork)
-        await self._end(old)
+            self.log.exception("internal error")
+            self.screen.line(f"✗ internal error ({error!r}); details in {log_file()}", "red")
+
+    async def replace(self, new: Session) -> None:
+        """``new`` in place of the session: the old one closed, the new one shown from now."""
+        await self._end(self.session)
         self.session = new
         self.live.clear()
         self.live.queued.clear()
@@ -171,24 +174,6 @@ class Repl:
             self.status = Status.of(self.session)
         self.redraw()
 
-    # --- what the prompt draws ---
-
-    def message(self) -> StyleAndTextTuples:
-        app = get_app()
-        mark = ("class:busy-prompt", "› ") if self.busy else ("class:prompt", "› ")
-        if self.asking.reason:
-            mark = ("class:ask", "reason › ")
-        if app.is_done:  # what stays on the screen above: the line as typed
-            return [mark]
-        size = app.output.get_size()
-        room = max(3, size.rows - 6)
-        question = self.asking.fragments(size.columns)
-        return [*self.live.fragments(size.columns, room, question), mark]
-
-    def toolbar(self) -> StyleAndTextTuples:
-        width = get_app().output.get_size().columns
-        return [("class:bottom-toolbar", self.status.line(width))]
-
     # --- internals ---
 
     async def _read(self, session: Session) -> None:
@@ -210,6 +195,13 @@ class Repl:
         for text in self.session.requeue_steering():
             if text in self.live.queued:
                 self.live.queued.remove(text)
+
+    def _recap(self) -> None:
+        """A resumed session's last input, so the person knows where it stands."""
+        inputs = [turn for turn in self.session.history if isinstance(turn, UserTurn)]
+        if inputs:
+            last = inputs[-1].text.strip().splitlines() or [""]
+            self.screen.line(f"{len(inputs)} earlier input(s); the last: › {last[0][:200]}", "dim")
 
     async def _opened(self) -> None:
         """Until the session's opening lines are on the screen (then the prompt goes under

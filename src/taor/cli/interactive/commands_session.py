@@ -5,7 +5,9 @@ conversation as a fork, or both) and every change of the session as one diff."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from taor.cli import sessions
@@ -19,8 +21,23 @@ if TYPE_CHECKING:
 SESSION_USAGE = "/session list | resume ID | fork"
 
 
+async def switch(repl: Repl, *, earlier: Path | None = None, fork: bool = False) -> None:
+    """Another session in place of this one: new (``/clear``), ``earlier`` continued, or a
+    fork of it; same model and settings, the rules allowed this session included."""
+    from taor.cli.setup import environment_from, open_session
+
+    old = repl.session
+    permissions = old.config.permissions
+    allow = (*permissions.allow, *old.permission_rules().added)
+    config = dataclasses.replace(
+        old.config, permissions=dataclasses.replace(permissions, allow=allow)
+    )
+    environment = environment_from(repl.root, repl.settings)
+    await repl.replace(open_session(environment, old.model, config, earlier=earlier, fork=fork))
+
+
 async def clear(repl: Repl, argument: str) -> None:
-    await repl.switch()
+    await switch(repl)
     repl.screen.line("new session, same settings; the last one is kept (/session list)", "dim")
 
 
@@ -33,9 +50,9 @@ async def session(repl: Repl, argument: str) -> None:
         if action in ("", "list"):
             _list(repl)
         elif action == "resume" and rest.strip():
-            await repl.switch(earlier=sessions.by_id([repl.folder], rest.strip()))
+            await switch(repl, earlier=sessions.by_id([repl.folder], rest.strip()))
         elif action == "fork":
-            await repl.switch(earlier=sessions.by_id([repl.folder], repl.session.id), fork=True)
+            await switch(repl, earlier=sessions.by_id([repl.folder], repl.session.id), fork=True)
             repl.screen.line("forked: this is a copy; the original stays as it was", "dim")
         else:
             repl.screen.line(f"usage: {SESSION_USAGE}", "yellow")

@@ -20,7 +20,14 @@ async def model(repl: Repl, argument: str) -> None:
 
     current = repl.session.model
     if not argument:
+        from taor.llm.catalog import Catalog
+
+        known = [m.id for m in Catalog.default().models(current.provider)][:12]
         repl.screen.line(f"model: {current.provider}:{current.model_id} (/model provider:model)")
+        if known:
+            repl.screen.line(
+                f"  {current.provider} models in the catalog: {', '.join(known)}", "dim"
+            )
         return
     try:
         provider, _ = parse_model_string(argument)

@@ -31,6 +31,7 @@ from taor.agent.events import (
     ProcessingEnd,
     Retry,
     ServerToolUse,
+    SessionEnd,
     SessionStart,
     SteeringInjected,
     SteeringQueued,
@@ -232,6 +233,10 @@ class EventView:
         if self.live.compacting and not self.live.cycle:
             self.live.busy_since = None
         self.live.compacting = False
+
+    def on_session_end(self, event: SessionEnd) -> None:
+        if event.reason != "closed":  # it ended on its own (a bad key, say)
+            self.screen.line(f"■ the session ended: {event.reason}; /clear starts a new one", "red")
 
     def on_error(self, event: ErrorEvent) -> None:
         self.screen.line(f"✗ {event.message}", "bold red")

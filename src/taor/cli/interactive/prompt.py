@@ -1,6 +1,7 @@
 """The prompt: a prompt_toolkit ``PromptSession`` with this project's input history (kept across
-runs in the user state directory), the live area above the input line, the status line below
-it, completion of commands and ``@`` paths, and the keys of ``keys``. It writes to the
+runs in the user state directory), the live area above the input line (``message``), the
+status line below it (``toolbar``), completion of commands and ``@`` paths, and the keys of
+``keys``. It writes to the
 terminal even when stdout is redirected (then stderr is the terminal)."""
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import get_app
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.output import create_output
 from prompt_toolkit.styles import Style
@@ -39,8 +42,8 @@ STYLE = Style.from_dict(
 
 def prompt_session(repl: Repl, root: Path) -> PromptSession[str]:
     return PromptSession(
-        message=repl.message,
-        bottom_toolbar=repl.toolbar,
+        message=lambda: message(repl),
+        bottom_toolbar=lambda: toolbar(repl),
         key_bindings=key_bindings(repl),
         history=_history(root),
         completer=PromptCompleter({c.name: c for c in COMMANDS}, root),
@@ -59,3 +62,23 @@ def _history(root: Path) -> History:
     except OSError:  # a read-only home: history for this run only
         return InMemoryHistory()
     return FileHistory(str(path))
+
+
+def message(repl: Repl) -> StyleAndTextTuples:
+    """The live area, then the prompt's mark (magenta while the agent works: a line typed
+    then steers it). Once a line is sent, only the mark stays on the screen with it."""
+    app = get_app()
+    mark = ("class:busy-prompt", "› ") if repl.busy else ("class:prompt", "› ")
+    if repl.asking.reason:
+        mark = ("class:ask", "reason › ")
+    if app.is_done:
+        return [mark]
+    size = app.output.get_size()
+    room = max(3, size.rows - 6)
+    question = repl.asking.fragments(size.columns)
+    return [*repl.live.fragments(size.columns, room, question), mark]
+
+
+def toolbar(repl: Repl) -> StyleAndTextTuples:
+    width = get_app().output.get_size().columns
+    return [("class:bottom-toolbar", repl.status.line(width))]
