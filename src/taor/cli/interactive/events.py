@@ -151,7 +151,8 @@ class EventView:
             number = self.folds.add(Fold(title=summary, text=event.output))
             body = folded(event.output, number, style="red" if event.is_error else "")
         line = call_line(summary, failed=event.is_error, seconds=event.duration)
-        self.screen.print(line, body, "")
+        notes = [Text(f"  ✓ {note}", style="dim") for note in (call.notes if call else [])]
+        self.screen.print(line, *notes, body, "")
 
     def on_server_tool_use(self, event: ServerToolUse) -> None:
         detail = next((str(v) for v in event.input.values() if isinstance(v, str)), "")
@@ -165,7 +166,15 @@ class EventView:
     def on_permission_decision(self, event: PermissionDecision) -> None:
         self.asking.settled(event)
         if event.rules and event.source == "host":
-            self.screen.line(f"  allowed from now on: {', '.join(event.rules)}", "dim")
+            self.note(event.call_id, f"allowed from now on: {', '.join(event.rules)}")
+
+    def note(self, call_id: str, text: str) -> None:
+        """A line about a call, under it once it ends (now, when it is not running)."""
+        call = self.live.calls.get(call_id)
+        if call is None:
+            self.screen.line(f"  ✓ {text}", "dim")
+        else:
+            call.notes.append(text)
 
     def on_steering_queued(self, event: SteeringQueued) -> None:
         self.live.queued.append(event.text)

@@ -22,6 +22,7 @@ class RunningCall:
     started: float = field(default_factory=time.monotonic)
     tail: str = ""  # the last line of output so far
     agent: str = ""
+    notes: list[str] = field(default_factory=list)  # shown under the call once it ends
 
 
 @dataclass(kw_only=True, slots=True)

@@ -102,7 +102,7 @@ class PermissionPrompt:
         finally:
             self.repl.redraw()
         if kind == "save":
-            self._save(request.rules)
+            self._save(request)
 
     def deny_and_interrupt(self) -> None:
         self.answer("deny", INTERRUPTED)
@@ -120,17 +120,17 @@ class PermissionPrompt:
         if send:
             self.answer("deny", message)
 
-    def _save(self, rules: tuple[str, ...]) -> None:
+    def _save(self, request: PermissionRequest) -> None:
         from taor.cli.settings.write import add_allow_rules
 
         try:
-            added = add_allow_rules(self.project_config, rules)
+            added = add_allow_rules(self.project_config, request.rules)
         except TaorError as error:
             self.repl.screen.line(f"✗ not saved: {error}", "red")
             return
         if added:
             where = _shown(self.project_config, self.repl.root)
-            self.repl.screen.line(f"  saved to {where}: {', '.join(added)}", "dim")
+            self.repl.view.note(request.call_id, f"saved to {where}: {', '.join(added)}")
 
     def _drop(self, gone: Callable[[PermissionRequest], bool]) -> None:
         keep = [r for r in self.queue if not gone(r)]
