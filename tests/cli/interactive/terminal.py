@@ -32,9 +32,12 @@ class Terminal:
         width: int = 100,
         height: int = 30,
         env: dict[str, str] | None = None,
+        stdout: Path | None = None,
     ) -> None:
+        """``stdout``: a file for the command's standard output (the terminal keeps stderr)."""
         self.cwd, self.socket = cwd, socket
-        command = f"{shlex.join([TAOR, *args])}; echo {EXITED} $?; sleep 300"
+        redirect = f" > {shlex.quote(str(stdout))}" if stdout else ""
+        command = f"{shlex.join([TAOR, *args])}{redirect}; echo {EXITED} $?; sleep 300"
         self._tmux(
             "new-session", "-d", "-x", str(width), "-y", str(height), "-c", str(cwd), command,
             env={**environ(cwd), **(env or {})},

@@ -187,7 +187,7 @@ def test_the_first_prompt_from_the_command_line_then_continue_and_commands(
     term.keys("C-d")
     assert term.exit_code() == 0
     again = start("--continue")
-    again.wait_for(PROMPT_READY)
+    again.wait_for("1 earlier input(s); the last: › say hello")
     again.keys("Up")  # the project's input history outlives the run
     again.wait_for("› /modle", whole=False)
     again.keys("C-c")  # clears the draft
@@ -292,3 +292,18 @@ def test_session_and_permission_commands(start: Start, server: FakeProviderServe
     term.wait_for("forked: this is a copy")
     term.keys("C-d")
     assert term.exit_code() == 0
+
+
+def test_output_to_a_file_is_plain_and_the_prompt_stays_on_the_terminal(
+    start: Start, server: FakeProviderServer, tmp_path: Path
+) -> None:
+    server.push(text("Some **bold** words."))
+    out = tmp_path / "out.txt"
+    term = start(stdout=out)
+    ready(term)  # drawn on stderr, the terminal
+    term.send("hi")
+    term.wait_for(lambda _: "Some bold words." in out.read_text())
+    term.keys("C-d")
+    assert term.exit_code() == 0
+    written = out.read_text()
+    assert "› hi\n" in written and "\x1b" not in written and "saved · taor --resume" in written

@@ -101,6 +101,8 @@ class Repl:
         text = self.pastes.expand(text)
         if not text.strip():
             return
+        if not self.screen.terminal:  # the output goes elsewhere: it gets the inputs too
+            self.screen.line(f"› {text}")
         if is_command(text.strip()):
             await run_command(self, text.strip())
             return

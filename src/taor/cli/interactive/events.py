@@ -1,8 +1,7 @@
 """The session's events on the screen, one method per kind (``on_<kind>``): text streamed into
 the live area and printed as markdown block by block, thinking folded, a line per tool call (a
 spinner while it runs) then its result folded or its diff, and errors, retries, limits and
-interrupts as one
-readable line each.
+interrupts as one readable line each.
 
 A subagent's events show as its tool calls, tagged with its id; its permission requests are
 asked like the session's own.

@@ -35,7 +35,8 @@ class Screen:
     def __init__(self, out: IO[str] | None = None, environ: Mapping[str, str] | None = None):
         self.out = out or sys.stdout
         environ = os.environ if environ is None else environ
-        self.color = self.out.isatty() and not environ.get("NO_COLOR")
+        self.terminal = self.out.isatty()  # else the prompt is drawn on stderr
+        self.color = self.terminal and not environ.get("NO_COLOR")
 
     def width(self) -> int:
         return max(20, shutil.get_terminal_size((80, 24)).columns)
