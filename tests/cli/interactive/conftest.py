@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -32,3 +33,4 @@ def start(tmp_path: Path, server: FakeProviderServer) -> Iterator[Start]:
     yield run
     for terminal in started:
         terminal.close()
+    shutil.rmtree(sockets, ignore_errors=True)
