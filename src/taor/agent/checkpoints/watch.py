@@ -70,11 +70,11 @@ def watch_for(
     name: str,
     arguments: Mapping[str, Any],
     *,
-    read_only: bool,
     caller: Environment,
 ) -> Watch:
-    """The watch for one call (``caller``: the environment of the session making it)."""
-    if read_only or name in UNWATCHED or not checkpoints.turn:
+    """The watch for one call of a tool that is not read-only (``caller``: the environment of
+    the session making it)."""
+    if name in UNWATCHED or not checkpoints.turn:
         return Watch()
     cwd = caller.working_directory()
     if name in FILE_TOOLS or name == "apply_patch":

@@ -67,13 +67,11 @@ def _hook_failed(failure: HookFailure, emit: Emit) -> ToolOutput:
 async def _execute(rt: Runtime, prepared: Prepared, on_output: Callable[[str], None]) -> ToolOutput:
     """Run the tool, its timeout applied, with the files it may change checkpointed around it."""
     watch = Watch()
-    if rt.config.checkpoints:
-        arguments = executor_view(prepared.tool, prepared.arguments)
+    if rt.config.checkpoints and not prepared.tool.read_only:  # reads change nothing to save
         watch = watch_for(
             rt.checkpoints,
             prepared.call.name,
-            arguments,
-            read_only=prepared.tool.read_only,
+            executor_view(prepared.tool, prepared.arguments),
             caller=rt.environment,
         )
     await watch.start()
