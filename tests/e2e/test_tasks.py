@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from taor.agent.profiles.repeats import NOTE as REPEAT_NOTE
 from taor.agent.record.store import load
 from taor.agent.record.transcript import problems
 from taor.llm.local.install import is_installed
@@ -140,10 +141,12 @@ def test_a_steering_message_mid_task_reaches_the_model(tmp_path: Path) -> None:
 
 @pytest.fixture
 def loop_project() -> Iterator[Path]:
-    """A project where this model, at temperature 0, re-reads parity.py call after call,
-    restarting its own plan (seen in every run of benchmarks/local_tasks.py, whose scratch
-    folders are named like this one: the name is part of the prompt, and changes the run)."""
-    cwd = Path(tempfile.mkdtemp(prefix="lt-fix_failing_test-"))
+    """A project where this model, at temperature 0, often re-reads parity.py call after call,
+    restarting its own plan (seen in most runs of benchmarks/local_tasks.py, whose scratch
+    folders are named like this one: the path is part of the prompt, and changes the run)."""
+    cwd = Path(tempfile.gettempdir()) / "lt-fix_failing_test-e2e"
+    shutil.rmtree(cwd, ignore_errors=True)
+    cwd.mkdir()
     (cwd / "parity.py").write_text("def is_even(n):\n    return n % 2 == 1\n")
     (cwd / "test_parity.py").write_text(
         "import unittest\n\nfrom parity import is_even\n\n\n"
@@ -157,23 +160,26 @@ def loop_project() -> Iterator[Path]:
 
 
 def test_a_model_repeating_itself_is_caught_by_the_guards(loop_project: Path) -> None:
-    # No saved prompt prefix: a cache restored from other runs' prompts changes the arithmetic
-    # a little, which at temperature 0 can change the first word and so the whole run.
+    # Which path the model takes depends on the CPU's arithmetic even at temperature 0, so this
+    # checks the guards on whatever it did: every call that repeats an earlier one with the same
+    # result is told so in that result, and no other call is (a call refused before it ran is
+    # not the tool's to judge); the loop guard steps in by the fourth copy; the budget is never
+    # spent on repeats. No saved prompt prefix: one restored from other runs changes the run.
     done = run(
         loop_project,
         "The test in test_parity.py fails. Fix parity.py so that it passes.",
         env={"TAOR_LOCAL_PREFIX_DIR": "off"},
     )
-    calls = [
-        json.dumps(e["arguments"], sort_keys=True)
-        for e in done.events
-        if e["kind"] == "tool_call_start"
-    ]
+    starts = {e["call_id"]: e for e in done.events if e["kind"] == "tool_call_start"}
+    seen: set[tuple[str, str, str]] = set()
+    for end in (e for e in done.events if e["kind"] == "tool_call_end"):
+        arguments = json.dumps(starts[end["call_id"]]["arguments"], sort_keys=True)
+        key = (end["name"], arguments, end["output"].replace(REPEAT_NOTE, ""))
+        refused = end["output"].startswith(("Invalid arguments for tool", "Unknown tool"))
+        assert (REPEAT_NOTE in end["output"]) == (key in seen and not refused), end
+        seen.add(key)
+    calls = [json.dumps(e["arguments"], sort_keys=True) for e in starts.values()]
     most = max((calls.count(c) for c in calls), default=0)
-    told = [
-        e for e in done.events if e["kind"] == "tool_call_end" and "same call before" in e["output"]
-    ]
     warned = [e for e in done.events if e["kind"] == "loop_detection"]
-    assert most >= 2 and told  # it repeated a call, and the repeat was told so at once
-    assert warned or most < 4  # by the fourth copy the loop guard steps in
-    assert most <= 6 and len(calls) < MAX_TURNS  # so the budget is never spent on it
+    assert warned or most < 4
+    assert most <= 6 and len(calls) < MAX_TURNS
