@@ -1,6 +1,6 @@
 """What a host reads from a session between events: the model in use, usage and cost, what
 fills the context window, the permission rules in force, the rules an allow-always adds, and
-steering that came too late for its cycle."""
+steering that came too late for its cycle or was taken back."""
 
 from __future__ import annotations
 
@@ -109,6 +109,28 @@ async def test_steering_that_came_after_the_last_call_runs_as_the_next_input() -
     assert any(isinstance(e, FollowUpQueued) for e in seen)
     (follow,) = [e for e in seen if isinstance(e, UserInput)]
     assert follow.text == "also update the docs"
+
+
+async def test_steering_withdrawn_after_an_interrupt_is_never_sent() -> None:
+    sent: list[Request] = []
+
+    def interrupted(request: Request) -> Reply:  # steered, then stopped before it was sent
+        sent.append(request)
+        session.steer("and the docs")
+        session.interrupt()
+        return text("never finished")
+
+    def answer(request: Request) -> Reply:
+        sent.append(request)
+        return text("fine")
+
+    model = ScriptedModel([interrupted, answer])
+    async with Session(model, environment=workspace(), profile=None) as session:
+        await drive(session, "fix it")
+        assert session.withdraw_steering() == ["and the docs"]
+        assert session.withdraw_steering() == []
+        await drive(session, "next")
+    assert "and the docs" not in str(sent[-1].messages)
 
 
 async def _until_second_input(events: AsyncIterator[Event]) -> AsyncIterator[Event]:

@@ -49,11 +49,17 @@ class SessionControl:
     def requeue_steering(self) -> list[str]:
         """Steering that reached no model call (the cycle ended first) as one input of its
         own, run next, instead of waiting for the next input; returns the texts moved."""
+        texts = self.withdraw_steering()
+        if texts:
+            self.follow_up("\n\n".join(texts))
+        return texts
+
+    def withdraw_steering(self) -> list[str]:
+        """Steering that reached no model call, taken back: it will not be sent (a host
+        gives it back to the person, say after an interrupt); returns the texts."""
         self._check_open()
         texts = list(self._rt.steering)
         self._rt.steering.clear()
-        if texts:
-            self.follow_up("\n\n".join(texts))
         return texts
 
     def follow_up(self, text: str) -> None:

@@ -4,6 +4,8 @@ it. Waits poll the screen until what is expected is there (with a timeout), neve
 
 from __future__ import annotations
 
+import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -13,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from ..support import TAOR, environ
+from ..support import TAOR, data_home, environ
 
 EXITED = "TAOR-EXITED"
+PROMPT_READY = "Ctrl-D exits"  # printed as the session starts, maybe before the prompt is up
+COLOUR = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|9[0-7]|38;[0-9;]+)m")  # a foreground colour
 
 needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -43,6 +47,10 @@ class Terminal:
             env={**environ(cwd), **(env or {})},
         )  # fmt: skip
 
+    def ready(self) -> None:
+        """Until the prompt is up: its status line is on the screen."""
+        self.wait_for(" · effort ", whole=False)
+
     def keys(self, *keys: str) -> None:
         """tmux key names: ``Enter``, ``C-c``, ``C-d``, ``Escape``, or plain text."""
         self._tmux("send-keys", *keys)
@@ -59,6 +67,12 @@ class Terminal:
     def send(self, text: str) -> None:
         self.type(text)
         self.keys("Enter")
+
+    def kill(self, signal: int) -> None:
+        """``signal`` sent to the ``taor`` process, as ``kill`` from another terminal does."""
+        shell = self._tmux("display-message", "-p", "#{pane_pid}").stdout.strip()
+        children = Path(f"/proc/{shell}/task/{shell}/children").read_text().split()
+        os.kill(int(children[0]), signal)
 
     def screen(self, *, colors: bool = False) -> str:
         """What the pane shows now."""
@@ -97,3 +111,8 @@ class Terminal:
             ["tmux", "-S", str(self.socket), "-f", "/dev/null", *args],
             capture_output=True, text=True, env=env, check=check, timeout=30,
         )  # fmt: skip
+
+
+def transcripts(workspace: Path) -> list[Path]:
+    """The transcripts of the sessions run in ``workspace``, oldest first by name."""
+    return sorted(data_home(workspace).glob("taor/sessions/*/*.jsonl"))

@@ -12,22 +12,10 @@ from taor.agent.record.store import load
 from taor.agent.record.transcript import problems
 from taor.testing import FakeProviderServer, Reply, rate_limited, stall, text, tool_calls
 
-from ..support import data_home
 from .conftest import Start
-from .terminal import Terminal, needs_tmux
+from .terminal import COLOUR, PROMPT_READY, needs_tmux, transcripts
 
 pytestmark = [pytest.mark.slow, needs_tmux]
-
-PROMPT_READY = "Ctrl-D exits"  # printed as the session starts, maybe before the prompt is up
-
-
-def ready(term: Terminal) -> None:
-    """Until the prompt is up: its status line is on the screen."""
-    term.wait_for(" · effort ", whole=False)
-
-
-def transcripts(workspace: Path) -> list[Path]:
-    return sorted(data_home(workspace).glob("taor/sessions/*/*.jsonl"))
 
 
 def test_text_streams_in_then_ctrl_c_interrupts_and_the_next_prompt_works(
@@ -153,7 +141,6 @@ def test_model_cost_and_compact_commands(
 
 
 STARTED = re.compile(r"new session ([0-9a-f]{12})")
-COLOUR = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|9[0-7]|38;[0-9;]+)m")
 
 
 def test_a_narrow_terminal_without_colour_still_reads_well(
@@ -242,7 +229,7 @@ def test_pastes_mentions_retries_and_ctrl_c_at_a_question(
     server.push(tool_calls(("shell", {"command": "touch never"})))
     server.push(text("Still fine."))
     term = start()
-    ready(term)  # a paste is bracketed only once the prompt has asked the terminal for it
+    term.ready()  # a paste is bracketed only once the prompt has asked the terminal for it
     pasted = "\n".join(f"log line {n}" for n in range(12))
     term.paste(pasted)
     term.wait_for("[pasted text #1: 12 lines]", whole=False)
@@ -300,7 +287,7 @@ def test_output_to_a_file_is_plain_and_the_prompt_stays_on_the_terminal(
     server.push(text("Some **bold** words."))
     out = tmp_path / "out.txt"
     term = start(stdout=out)
-    ready(term)  # drawn on stderr, the terminal
+    term.ready()  # drawn on stderr, the terminal
     term.send("hi")
     term.wait_for(lambda _: "Some bold words." in out.read_text())
     term.keys("C-d")

@@ -5,15 +5,14 @@ starts one, a ``/`` line is a local command (``commands``).
 
 The session comes from ``taor.cli.setup`` like a headless run's; ``/clear`` and ``/session``
 replace it with another made the same way (same model and settings). Leaving (Ctrl-D, Ctrl-C
-at an empty prompt, ``/exit``, SIGTERM, SIGHUP) closes the session properly: the cycle in
-flight is interrupted, its pending calls answered, the transcript flushed.
+at an empty prompt, ``/exit``, a signal: ``stopping``) closes the session properly: the cycle
+in flight is interrupted, its pending calls answered, the transcript flushed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import signal
 import time
 from argparse import Namespace
 from collections.abc import Awaitable
@@ -21,13 +20,12 @@ from logging import Logger
 from pathlib import Path
 
 from prompt_toolkit.application import get_app_or_none
-from prompt_toolkit.buffer import Buffer
 
 from taor.agent.context.mentions import attach_mentions
-from taor.agent.events import ProcessingEnd
 from taor.agent.record.turns import UserTurn
 from taor.agent.session import Session
 from taor.cli import sessions
+from taor.cli.interactive import stopping
 from taor.cli.interactive.commands import is_command, run_command
 from taor.cli.interactive.events import EventView
 from taor.cli.interactive.live import Live
@@ -57,9 +55,12 @@ class Repl:
         self.screen, self.live, self.folds, self.pastes = Screen(), Live(), Folds(), Pastes()
         project_config = sessions.project_root(self.root) / ".taor" / "config.toml"
         self.asking = PermissionPrompt(self, project_config)
-        self.view = EventView(self.screen, self.live, self.folds, self.asking, self._cycle_ended)
+        self.view = EventView(
+            self.screen, self.live, self.folds, self.asking, lambda e: stopping.cycle_ended(self, e)
+        )
         self.status = Status.of(session)
         self.prompt = prompt_session(self, self.root)
+        self.draft = ""  # what the next prompt starts with
         self._leaving = False
         self._reader: asyncio.Task[None] | None = None
 
@@ -75,6 +76,7 @@ class Repl:
             return await self._run(first)
 
     async def _run(self, first: str) -> int:
+        stopping.on_signals(self)
         self._reader = asyncio.create_task(self._read(self.session))
         await self.session.start()
         await self._opened()
@@ -83,11 +85,11 @@ class Repl:
             self.screen.line(f"› {first}", "bold")
             await self._guarded(self.handle(first))
         ticker = asyncio.create_task(self._tick())
-        self._on_signals()
         try:
             while not self._leaving:
                 try:
-                    text = await self.prompt.prompt_async()
+                    default, self.draft = self.draft, ""
+                    text = await self.prompt.prompt_async(default=default, handle_sigint=False)
                 except EOFError:
                     break
                 await self._guarded(self.handle(text))
@@ -143,22 +145,14 @@ class Repl:
 
     # --- what the keys and commands call ---
 
-    def ctrl_c(self, buffer: Buffer) -> None:
-        if self.asking.reason:
-            self.asking.end_reason(buffer, send=False)
-        if self.asking.asking:
-            self.asking.deny_and_interrupt()
-        elif self.busy:
-            self.session.interrupt()
-        elif buffer.text:
-            buffer.reset()
-        else:
-            self.exit()
-
     def exit(self) -> None:
+        """Leave after the current line's work (a draft is dropped, not left as if sent)."""
         self._leaving = True
         app = get_app_or_none()
         if app is not None and app.is_running and not app.is_done:
+            if self.asking.reason:
+                self.asking.end_reason(self.prompt.default_buffer, send=False)
+            self.prompt.default_buffer.reset()
             app.exit(exception=EOFError())
 
     def expand_last(self) -> None:
@@ -189,15 +183,6 @@ class Repl:
                 self.refresh_status()
             self.redraw()
 
-    def _cycle_ended(self, event: ProcessingEnd) -> None:
-        """Steering typed too late for the cycle becomes the next input; a cycle stopped by
-        the user leaves it for the next input instead."""
-        if event.stop_reason == "interrupted" or self.session.state == "closed":
-            return
-        for text in self.session.requeue_steering():
-            if text in self.live.queued:
-                self.live.queued.remove(text)
-
     def _recap(self) -> None:
         """A resumed session's last input, so the person knows where it stands."""
         inputs = [turn for turn in self.session.history if isinstance(turn, UserTurn)]
@@ -217,11 +202,6 @@ class Repl:
             await asyncio.sleep(TICK)
             if self.busy or self.asking.asking or self.live.calls:
                 self.redraw()
-
-    def _on_signals(self) -> None:
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            loop.add_signal_handler(sig, self.exit)
 
     async def _end(self, session: Session) -> None:
         await session.close()

@@ -1,6 +1,6 @@
 """The keys of the prompt. Enter sends; Ctrl-J, Alt-Enter, or a ``\\`` before Enter start a new
 line; Ctrl-C interrupts the agent (denying an open permission request), clears a draft, and at
-an empty idle prompt exits, as Ctrl-D does; Ctrl-O shows the last folded output whole. While a
+an empty idle prompt exits, as Ctrl-D does (``stopping``); Ctrl-O shows the last folded output whole. While a
 permission question is open, its keys answer it and other keys are ignored."""
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
+
+from taor.cli.interactive import stopping
 
 if TYPE_CHECKING:
     from taor.cli.interactive.app import Repl
@@ -38,9 +40,8 @@ def key_bindings(repl: Repl) -> KeyBindings:
         event.current_buffer.insert_text("\n")
 
     @keys.add("c-c")
-    @keys.add("<sigint>")
     def interrupt(event: KeyPressEvent) -> None:
-        repl.ctrl_c(event.current_buffer)
+        stopping.ctrl_c(repl, event.current_buffer)
 
     @keys.add("c-o", filter=typing)
     def expand(event: KeyPressEvent) -> None:
