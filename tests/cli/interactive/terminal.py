@@ -48,8 +48,9 @@ class Terminal:
         )  # fmt: skip
 
     def ready(self) -> None:
-        """Until the prompt is up: its status line is on the screen."""
-        self.wait_for(" · effort ", whole=False)
+        """Until the prompt is up: its status line (with the context's share, which stays
+        longest on a narrow screen) is on the screen."""
+        self.wait_for(" · context ", whole=False)
 
     def keys(self, *keys: str) -> None:
         """tmux key names: ``Enter``, ``C-c``, ``C-d``, ``Escape``, or plain text."""

@@ -143,25 +143,6 @@ def test_model_cost_and_compact_commands(
 STARTED = re.compile(r"new session ([0-9a-f]{12})")
 
 
-def test_a_narrow_terminal_without_colour_still_reads_well(
-    start: Start, server: FakeProviderServer
-) -> None:
-    server.push(tool_calls(("shell", {"command": "echo narrow and plain"})), text("Done here."))
-    term = start(width=40, height=20, env={"NO_COLOR": "1"})
-    term.wait_for(PROMPT_READY)
-    term.send("go")
-    asked = term.wait_for("r no, with a reason", whole=False)
-    assert "? allow shell: echo narrow and plain?" in asked
-    words = " ".join(asked.split())  # the reason wraps at the edge: nothing is cut off
-    assert "the permission mode default asks before it runs." in words
-    term.keys("y")
-    shown = term.wait_for("Done here.")
-    assert "● shell: echo narrow and plain" in shown
-    assert not COLOUR.search(term.screen(colors=True))
-    term.keys("C-d")
-    assert term.exit_code() == 0
-
-
 def test_the_first_prompt_from_the_command_line_then_continue_and_commands(
     start: Start, server: FakeProviderServer
 ) -> None:

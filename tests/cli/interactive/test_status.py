@@ -20,9 +20,16 @@ def test_every_part_fits_a_wide_terminal() -> None:
     )
 
 
-def test_parts_go_from_the_right_when_narrow() -> None:
-    assert STATUS.line(60) == " anthropic:claude-sonnet-4-5 · effort high"
-    assert STATUS.line(20) == " anthropic:claude-so"
+def test_the_settings_go_first_when_narrow_then_the_numbers() -> None:
+    assert (
+        STATUS.line(80)
+        == " anthropic:claude-sonnet-4-5 · effort high · context 23% of 200k · $0.50"
+    )
+    assert STATUS.line(60) == " anthropic:claude-sonnet-4-5 · context 23% of 200k · $0.50"
+    assert STATUS.line(50) == " anthropic:claude-sonnet-4-5 · context 23% of 200k"
+    assert STATUS.line(30) == " anthropic:claude-sonnet-4-5"
+    assert STATUS.line(20) == " claude-sonnet-4-5"
+    assert STATUS.line(12) == " claude-son…"
 
 
 def test_money() -> None:

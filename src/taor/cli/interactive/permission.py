@@ -8,6 +8,7 @@ typed before it stays in the prompt and is there again afterwards.
 
 from __future__ import annotations
 
+import json
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from taor.cli.interactive.app import Repl
 
 INTERRUPTED = "the user interrupted"
+SHOWN = 12  # lines of a long command shown in a question
 
 
 class PermissionPrompt:
@@ -54,36 +56,16 @@ class PermissionPrompt:
         if not self.queue:
             return []
         request = self.queue[0]
-        more = f"  (1 of {len(self.queue)})" if len(self.queue) > 1 else ""
-        who = f"[{request.agent_id}] " if request.agent_id else ""
-        title = f"? {who}allow {request.summary or request.name}?{more}"
-        lines = [("class:ask", line) for line in _wrapped(title, width, "  ")[:3]]
+        lines = [("class:ask", line) for line in question(request, width, len(self.queue))]
         lines += [("class:dim", line) for line in _wrapped(request.reason, width, "  ", "  ")]
         if self.reason:
             lines.append(("class:keys", "  reason for the model (Enter sends, Esc goes back):"))
         else:
-            lines += [("class:keys", line) for line in self._choices(request, width)]
+            lines += [("class:keys", line) for line in _choices(request, width)]
         out: Fragments = []
         for style, text in lines:
             out += [(style, text), ("", "\n")]
         return out
-
-    def _choices(self, request: PermissionRequest, width: int) -> list[str]:
-        rules = ", ".join(request.rules) or request.name
-        choices = [
-            "y yes",
-            f"a always: {rules}",
-            "s always, saved to .taor/config.toml",
-            "n no",
-            "r no, with a reason",
-        ]
-        lines, line = [], " "
-        for choice in choices:
-            if len(line) + len(choice) + 3 > width and line.strip():
-                lines.append(line)
-                line = " "
-            line += f" {choice} ·" if choice != choices[-1] else f" {choice}"
-        return [*lines, line]
 
     # --- answers (from the key bindings) ---
 
@@ -149,8 +131,68 @@ def _shown(path: Path, root: Path) -> str:
         return str(path)
 
 
+def question(request: PermissionRequest, width: int, asked: int = 1) -> list[str]:
+    """``? allow shell: make?``; when that line cuts what is asked (a long or multi-line
+    command, long arguments), the whole of it under the question, up to ``SHOWN`` lines: a
+    person sees all of what they allow."""
+    more = f"  (1 of {asked})" if asked > 1 else ""
+    who = f"[{request.agent_id}] " if request.agent_id else ""
+    whole = _whole(request)
+    title = _wrapped(f"? {who}allow {request.summary or request.name}?{more}", width, "  ")
+    if whole is None or (len(title) <= 2 and "…" not in request.summary and "\n" not in whole):
+        return title
+    lines = [
+        piece
+        for line in whole.splitlines()
+        for piece in _wrapped(line.expandtabs(4), width, "    ", "    ") or [""]
+    ]
+    if len(lines) > SHOWN:
+        lines = [*lines[: SHOWN - 1], f"    … +{len(lines) - SHOWN + 1} lines not shown"]
+    return [*_wrapped(f"? {who}allow {request.name}?{more}", width, "  "), *lines]
+
+
+def _whole(request: PermissionRequest) -> str | None:
+    """All of what the call does, when its summary may not show it all."""
+    command = request.arguments.get("command")
+    if isinstance(command, str):
+        return command.strip("\n")
+    if request.summary.endswith("…"):
+        return json.dumps(dict(request.arguments), ensure_ascii=False, indent=1)
+    return None
+
+
+def _choices(request: PermissionRequest, width: int) -> list[str]:
+    """The keys and what each does, as many to a line as fit (a long one wrapped)."""
+    rules = ", ".join(request.rules) or request.name
+    choices = [
+        "y yes",
+        f"a always: {rules}",
+        "s always, saved to .taor/config.toml",
+        "n no",
+        "r no, with a reason",
+    ]
+    lines, line = [], " "
+    for index, choice in enumerate(choices):
+        text = f" {choice}" + (" ·" if index < len(choices) - 1 else "")
+        if len(line) + len(text) > width - 1 and line.strip():
+            lines.append(line)
+            line = " "
+        if len(line) + len(text) > width - 1:  # longer than a line on its own
+            *whole, line = _wrapped(text.strip(), width, "    ", "  ")
+            lines += whole
+        else:
+            line += text
+    return [*lines, line]
+
+
 def _wrapped(text: str, width: int, indent: str, first: str = "") -> list[str]:
     """``text`` in lines of ``width`` at most (the prompt cuts longer lines off)."""
     if not text:
         return []
-    return textwrap.wrap(text, max(10, width - 1), initial_indent=first, subsequent_indent=indent)
+    return textwrap.wrap(
+        text,
+        max(10, width - 1),
+        initial_indent=first,
+        subsequent_indent=indent,
+        break_on_hyphens=False,  # a flag or a file name is not split where it reads as whole
+    )

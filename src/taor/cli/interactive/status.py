@@ -1,15 +1,18 @@
 """The status line under the prompt: the model, the reasoning effort, how full the context window
 is and what the session has cost so far, then the permission mode. Its numbers come from the
 session's own reports (``Session.context_report``, ``usage_report``), the ones ``/context`` and
-``/cost`` show, so the two never disagree. Parts are dropped from the right when the terminal
-is too narrow for all of them.
+``/cost`` show, so the two never disagree. When the terminal is too narrow for all of them, the
+settings are left out first, then the cost, then the context.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from taor.agent.session import Session
+
+LEFT_OUT = ("mode", "effort", "cost", "context")  # in turn, while the line is too long
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -35,21 +38,27 @@ class Status:
             busy=busy,
         )
 
-    def parts(self) -> list[str]:
-        return [
-            self.model,
-            f"effort {self.effort}",
-            f"context {self.context:.0%} of {_tokens(self.window)}",
-            money(self.cost),
-            f"{self.mode} mode",
-        ]
+    def parts(self) -> dict[str, str]:
+        return {
+            "model": self.model,
+            "effort": f"effort {self.effort}",
+            "context": f"context {self.context:.0%} of {_tokens(self.window)}",
+            "cost": money(self.cost),
+            "mode": f"{self.mode} mode",
+        }
 
     def line(self, width: int) -> str:
-        """The parts that fit in ``width`` columns, most important first."""
+        """The parts that fit in ``width`` columns, in their order (``LEFT_OUT`` says which
+        go first); a model too long on its own loses its provider, then its end."""
         parts = self.parts()
-        while len(parts) > 1 and len(_joined(parts)) > width:
-            parts.pop()
-        return _joined(parts)[:width]
+        for name in LEFT_OUT:
+            if len(_joined(parts.values())) <= width:
+                break
+            del parts[name]
+        if len(_joined(parts.values())) > width:
+            parts = {"model": self.model.partition(":")[2] or self.model}
+        line = _joined(parts.values())
+        return line if len(line) <= width else line[: max(0, width - 1)] + "…"
 
 
 def money(cost: float | None) -> str:
@@ -64,5 +73,5 @@ def _tokens(count: int) -> str:
     return f"{count // 1000}k" if count >= 1000 else str(count)
 
 
-def _joined(parts: list[str]) -> str:
+def _joined(parts: Iterable[str]) -> str:
     return " " + " · ".join(parts)
