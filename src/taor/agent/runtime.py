@@ -23,7 +23,8 @@ from taor.agent.checkpoints.log import CheckpointLog, folder_for
 from taor.agent.config import SessionConfig
 from taor.agent.context.ledger import TokenLedger, UsageLedger
 from taor.agent.context.prompt.cache import SystemPrompt
-from taor.agent.events import Event, SteeringInjected, StopReason, TurnLimit, WarningEvent
+from taor.agent.cycle_state import Cycle
+from taor.agent.events import Event, SteeringInjected, TurnLimit, WarningEvent
 from taor.agent.policy.hooks import Hooks
 from taor.agent.policy.loop_detection import LoopDetector
 from taor.agent.policy.permissions import PermissionPolicy
@@ -32,7 +33,6 @@ from taor.agent.record.summary import recorded_totals
 from taor.agent.record.transcript import Transcript
 from taor.agent.record.turns import SteeringSource, SteeringTurn, Turn, UserTurn
 from taor.env.base import Environment
-from taor.errors import ProviderError
 from taor.llm.catalog import Catalog
 from taor.llm.model import Model
 from taor.llm.types import Request, ToolChoice
@@ -43,30 +43,6 @@ CanUseTool = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
 
 SessionState = Literal["idle", "running", "awaiting_permission", "compacting", "closed"]
-
-
-@dataclass(kw_only=True, slots=True)
-class Cycle:
-    """What lives for one input (or one compaction between inputs); the driver starts a new
-    one each time. ``started``, ``rounds`` and ``calls`` are what the limits count;
-    ``running_calls`` the tool calls started and not ended (id -> name); ``stopping`` is set by
-    an interrupt, a close or the wall-time deadline just before they cancel the cycle's task;
-    ``failure`` is the provider error that ended it."""
-
-    started: float = 0.0
-    rounds: int = 0
-    calls: int = 0
-    running_calls: dict[str, str] = field(default_factory=dict)
-    stopping: StopReason | None = None
-    failure: ProviderError | None = None
-
-    @property
-    def stop_notice(self) -> str:
-        """Why the cycle is stopping, as the host and the transcript are told."""
-        return {
-            "interrupted": "interrupted by the host",
-            "turn_limit": "stopped at the time limit",
-        }.get(self.stopping or "", "session closed")
 
 
 @dataclass(kw_only=True)

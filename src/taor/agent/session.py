@@ -19,7 +19,7 @@ import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterable
-from typing import TypedDict, Unpack
+from typing import Unpack
 
 from taor.agent.channel import Channel
 from taor.agent.config import SessionConfig
@@ -41,6 +41,7 @@ from taor.agent.result import ResultBuilder, RunResult
 from taor.agent.runtime import CanUseTool, Runtime, SessionState
 from taor.agent.setup import (
     ProfileChoice,
+    SessionOptions,
     resolve_environment,
     resolve_model,
     resolve_profile,
@@ -54,19 +55,6 @@ from taor.llm.catalog import Catalog
 from taor.llm.model import Model
 from taor.tools.base import Tool
 from taor.tools.registry import ToolRegistry
-
-
-class SessionOptions(TypedDict, total=False):
-    """The keyword arguments ``Session.recorded`` and ``Session.resume`` pass on to ``Session``
-    (the transcript file gives the store and, on resume, the history and the id)."""
-
-    environment: Environment | None
-    tools: Iterable[Tool] | ToolRegistry | None
-    config: SessionConfig | None
-    hooks: Hooks | None
-    can_use_tool: CanUseTool | None
-    catalog: Catalog | None
-    profile: ProfileChoice
 
 
 class Session(SessionControl, SessionReports):

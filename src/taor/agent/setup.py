@@ -12,6 +12,8 @@
   the ones of the same name.
 - The system prompt settings: the profile's base prompt and instruction files, the model, the
   user's instructions (``SessionConfig.instructions``), the user-level file.
+
+``SessionOptions`` are the keyword arguments a session made from a transcript file passes on.
 """
 
 from __future__ import annotations
@@ -19,17 +21,33 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from taor.agent.config import LoopDetectionConfig, SessionConfig
 from taor.agent.context.prompt.cache import PromptSettings
+from taor.agent.policy.hooks import Hooks
 from taor.agent.profiles import PROFILE_IDS, Profile, profile_for
+from taor.agent.runtime import CanUseTool
 from taor.env.base import Environment
+from taor.llm.catalog import Catalog
 from taor.llm.model import Model
 from taor.tools.base import Tool
 from taor.tools.registry import ToolRegistry
 
 ProfileChoice = Profile | None | Literal["auto"]
+
+
+class SessionOptions(TypedDict, total=False):
+    """The keyword arguments ``Session.recorded`` and ``Session.resume`` pass on to ``Session``
+    (the transcript file gives the store and, on resume, the history and the id)."""
+
+    environment: Environment | None
+    tools: Iterable[Tool] | ToolRegistry | None
+    config: SessionConfig | None
+    hooks: Hooks | None
+    can_use_tool: CanUseTool | None
+    catalog: Catalog | None
+    profile: ProfileChoice
 
 
 def default_tools() -> list[Tool]:

@@ -14,7 +14,8 @@ from taor.agent.config import Limits, PermissionConfig, PermissionMode, SessionC
 from taor.agent.record.store import load
 from taor.agent.record.transcript import repair
 from taor.agent.record.turns import Turn
-from taor.agent.session import Session, SessionOptions
+from taor.agent.session import Session
+from taor.agent.setup import SessionOptions
 from taor.cli import sessions
 from taor.cli.args import settings_flags
 from taor.cli.settings import Settings, resolve

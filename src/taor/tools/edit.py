@@ -9,6 +9,8 @@ finds nothing do the fuzzy passes run, in order, each also ignoring what the one
 3. ``typography``: curly quotes, en/em dashes and non-breaking spaces read as ASCII;
 4. ``quotes``: quote marks that old_string left out around its words (``edit_quotes``).
 
+How each of the first passes finds old_string is in ``edit_match``.
+
 A match must be unique unless ``replace_all``. Failures raise ``EditError`` with a message a model
 can act on: the lines of the several matches, or the closest region of the file and the
 whitespace and punctuation differences noticed there.
@@ -18,13 +20,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
 
 from taor.errors import ToolError
 from taor.tools.edit_hints import TYPOGRAPHY, no_match_message, numbered, unnumbered
+from taor.tools.edit_match import PASSES, FuzzyPass, Pass, find_all, pattern_for
 from taor.tools.edit_quotes import quoted_edit
-
-FuzzyPass = Literal["trailing_whitespace", "indentation", "typography", "quotes"]
 
 _MAX_LISTED_LINES = 20
 _CONTEXT_LINES = 3  # around each edit in the snippet
@@ -68,32 +68,16 @@ class EditResult:
         )
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class _Pass:
-    fuzzy: FuzzyPass | None
-    rstrip: bool = False
-    dedent: bool = False
-    typography: bool = False
-
-
-_PASSES = (
-    _Pass(fuzzy=None),
-    _Pass(fuzzy="trailing_whitespace", rstrip=True),
-    _Pass(fuzzy="indentation", rstrip=True, dedent=True),
-    _Pass(fuzzy="typography", rstrip=True, dedent=True, typography=True),
-)
-
-
 def apply_edit(text: str, old: str, new: str, *, replace_all: bool = False) -> EditResult:
     """Replace ``old`` with ``new`` in ``text``; raise ``EditError`` if that cannot be done."""
     _check_request(text, old, new)
     if not old:  # an empty file: the only place an empty old_string can name
         return EditResult(text=new, replacements=1, fuzzy=None, snippet=_snippet(new, [(0, 0)]))
-    for match_pass in _PASSES if old.strip() else _PASSES[:1]:
+    for match_pass in PASSES if old.strip() else PASSES[:1]:
         haystack = text.translate(TYPOGRAPHY) if match_pass.typography else text
         needle = old.translate(TYPOGRAPHY) if match_pass.typography else old
-        pattern, old_indent = _pattern(needle, match_pass)
-        matches = _find_all(pattern, haystack)
+        pattern, old_indent = pattern_for(needle, match_pass)
+        matches = find_all(pattern, haystack)
         if matches:
             _check_unique(text, pattern, haystack, matches, match_pass, replace_all=replace_all)
             return _replace(text, matches, new, old_indent, match_pass)
@@ -118,49 +102,12 @@ def _check_request(text: str, old: str, new: str) -> None:
         )
 
 
-def _pattern(old: str, match_pass: _Pass) -> tuple[re.Pattern[str], str]:
-    """The regex for ``old`` under a pass, and old's common indentation (when dedenting)."""
-    lines = old.replace("\r\n", "\n").split("\n")
-    indent = _common_indent(lines) if match_pass.dedent else ""
-    pieces: list[str] = []
-    group = "^(?P<ind>[ \t]*)"  # captures the file's indentation at the first written line
-    for line in lines:
-        body = line.rstrip(" \t") if match_pass.rstrip else line
-        if match_pass.dedent and body.strip():
-            pieces.append(group + re.escape(body[len(indent) :]))
-            group = "(?P=ind)"
-        else:
-            pieces.append(re.escape(body))
-    eol = r"[ \t]*\r?\n" if match_pass.rstrip else r"\r?\n"
-    lookbehind = r"(?<!\r)" if len(lines) > 1 and not lines[0] else ""  # one match per CRLF
-    return re.compile(lookbehind + eol.join(pieces), re.MULTILINE), indent
-
-
-def _common_indent(lines: list[str]) -> str:
-    indents = [line[: len(line) - len(line.lstrip(" \t"))] for line in lines if line.strip()]
-    if not indents:
-        return ""
-    low, high = min(indents), max(indents)  # the common prefix of all is theirs
-    size = next((i for i, (a, b) in enumerate(zip(low, high, strict=False)) if a != b), len(low))
-    return low[:size]
-
-
-def _find_all(pattern: re.Pattern[str], haystack: str) -> list[re.Match[str]]:
-    """Non-overlapping matches, left to right."""
-    found: list[re.Match[str]] = []
-    position = 0
-    while (match := pattern.search(haystack, position)) is not None:
-        found.append(match)
-        position = max(match.end(), match.start() + 1)
-    return found
-
-
 def _check_unique(
     text: str,
     pattern: re.Pattern[str],
     haystack: str,
     matches: list[re.Match[str]],
-    match_pass: _Pass,
+    match_pass: Pass,
     *,
     replace_all: bool,
 ) -> None:
@@ -184,7 +131,7 @@ def _check_unique(
 
 
 def _replace(
-    text: str, matches: list[re.Match[str]], new: str, old_indent: str, match_pass: _Pass
+    text: str, matches: list[re.Match[str]], new: str, old_indent: str, match_pass: Pass
 ) -> EditResult:
     pieces: list[str] = []
     spans: list[tuple[int, int]] = []

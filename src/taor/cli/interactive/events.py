@@ -29,27 +29,23 @@ from taor.agent.events import (
     PermissionRequest,
     ProcessingEnd,
     Retry,
-    ServerToolUse,
     SessionEnd,
     SessionStart,
     SteeringInjected,
     SteeringQueued,
     ThinkingDelta,
-    ToolCallEnd,
-    ToolCallOutputDelta,
-    ToolCallStart,
     TurnLimit,
     UserInput,
     WarningEvent,
 )
 from taor.cli.interactive.blocks import BlockSplitter
-from taor.cli.interactive.live import Live, RunningCall
+from taor.cli.interactive.live import Live
 from taor.cli.interactive.screen import Screen
+from taor.cli.interactive.tool_calls import ToolCallView
 from taor.cli.interactive.views import (
     Fold,
     Folds,
     call_line,
-    diff_view,
     folded,
     thinking_view,
 )
@@ -63,7 +59,7 @@ if TYPE_CHECKING:
     from taor.cli.interactive.permission import PermissionPrompt
 
 
-class EventView:
+class EventView(ToolCallView):
     """Shows each event; ``on_idle`` runs when a cycle ends (the prompt is free again)."""
 
     def __init__(
@@ -128,35 +124,6 @@ class EventView:
             self.screen.print(thinking_view(self.live.thinking, number))
         self.live.thinking = ""
 
-    # --- tool calls ---
-
-    def on_tool_call_start(self, event: ToolCallStart) -> None:
-        self.live.calls[event.call_id] = RunningCall(summary=event.summary or event.name)
-
-    def on_tool_call_output_delta(self, event: ToolCallOutputDelta) -> None:
-        call = self.live.calls.get(event.call_id)
-        if call is not None:
-            lines = (call.tail + event.delta).rstrip("\n").splitlines()
-            call.tail = lines[-1] if lines else ""
-
-    def on_tool_call_end(self, event: ToolCallEnd) -> None:
-        call = self.live.calls.pop(event.call_id, None)
-        summary = call.summary if call else event.name
-        diff = event.metadata.get("diff")
-        if isinstance(diff, str) and diff:
-            number = self.folds.add(Fold(title=summary, text=diff, diff=True))
-            body = diff_view(diff, number)
-        else:
-            number = self.folds.add(Fold(title=summary, text=event.output))
-            body = folded(event.output, number, style="red" if event.is_error else "")
-        line = call_line(summary, failed=event.is_error, seconds=event.duration)
-        notes = [Text(f"  ✓ {note}", style="dim") for note in (call.notes if call else [])]
-        self.screen.print(line, *notes, body, "")
-
-    def on_server_tool_use(self, event: ServerToolUse) -> None:
-        detail = next((str(v) for v in event.input.values() if isinstance(v, str)), "")
-        self.screen.print(call_line(f"{event.name}: {detail}" if detail else event.name))
-
     # --- the host's side: permission, steering, interrupts ---
 
     def on_permission_request(self, event: PermissionRequest) -> None:
@@ -166,14 +133,6 @@ class EventView:
         self.asking.settled(event)
         if event.rules and event.source == "host":
             self.note(event.call_id, f"allowed from now on: {', '.join(event.rules)}")
-
-    def note(self, call_id: str, text: str) -> None:
-        """A line about a call, under it once it ends (now, when it is not running)."""
-        call = self.live.calls.get(call_id)
-        if call is None:
-            self.screen.line(f"  ✓ {text}", "dim")
-        else:
-            call.notes.append(text)
 
     def on_steering_queued(self, event: SteeringQueued) -> None:
         self.live.queued.append(event.text)
@@ -248,11 +207,3 @@ class EventView:
 
     def on_error(self, event: ErrorEvent) -> None:
         self.screen.line(f"✗ {event.message}", "bold red")
-
-    def _child(self, event: Event) -> None:
-        if isinstance(event, ToolCallStart):
-            self.screen.line(f"  ↳ [{event.agent_id}] {event.summary or event.name}", "dim")
-        elif isinstance(event, PermissionRequest):
-            self.asking.add(event)
-        elif isinstance(event, PermissionDecision):
-            self.asking.settled(event)
