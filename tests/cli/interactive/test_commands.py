@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from taor.cli.interactive.commands import BY_NAME, COMMANDS, is_command
@@ -26,3 +28,19 @@ def test_every_command_of_the_spec_is_there_with_help() -> None:
     wanted = "help model effort permissions compact clear cost context session checkpoint diff"
     assert set((wanted + " mcp voice exit expand").split()) == {c.name for c in COMMANDS}
     assert all(command.help for command in COMMANDS) and BY_NAME["quit"].name == "exit"
+
+
+async def test_help_shows_every_command_with_its_arguments() -> None:
+    from argparse import Namespace
+
+    from taor.cli.interactive.commands import show_help
+    from taor.cli.interactive.screen import Screen
+
+    out = io.StringIO()
+    repl = Namespace(screen=Screen(out, environ={}))
+    await show_help(repl, "")  # type: ignore[arg-type]
+    shown = out.getvalue()
+    for command in COMMANDS:
+        if len(command.arguments) < 20:  # a longer one wraps within its column
+            assert f"/{command.name} {command.arguments}".rstrip() in shown
+    assert "/effort [level]" in shown and "/model [provider:model]" in shown

@@ -9,6 +9,7 @@ import difflib
 from typing import TYPE_CHECKING
 
 from rich.table import Table
+from rich.text import Text
 
 from taor.cli.interactive import commands_info, commands_session, commands_settings
 from taor.cli.interactive.command import Command
@@ -22,8 +23,8 @@ async def show_help(repl: Repl, argument: str) -> None:
     table = Table(box=None, show_header=False, padding=(0, 1))
     table.add_column(style="bold")
     table.add_column()
-    for command in COMMANDS:
-        table.add_row(f"/{command.name} {command.arguments}".rstrip(), command.help)
+    for command in COMMANDS:  # Text, not markup: ``[level]`` is an argument, not a style
+        table.add_row(Text(f"/{command.name} {command.arguments}".rstrip()), Text(command.help))
     keys = (
         "Enter sends · Ctrl-J, Alt-Enter or \\ then Enter: new line · @path attaches a file · "
         "typing while the agent works steers it · Ctrl-C interrupts (at an empty prompt: "

@@ -157,8 +157,8 @@ CHECKPOINT = Command(
     name="checkpoint",
     run=checkpoint,
     arguments="list | restore N [--files-only | --conversation-only]",
-    help="the files changed per input; put them (and the conversation) back as before input "
-    "N; --files-only or --conversation-only",
+    help="the files changed per input; put the files and the conversation back as before "
+    "input N (or only the files, or only the conversation)",
     choices=("list", "restore"),
     idle_only=True,
 )
