@@ -3,10 +3,11 @@ stream as the headless command, built the same way (``taor.cli.setup``).
 
 - ``app``: ``Repl``, the loop: events shown by one task while the prompt reads input;
 - ``prompt``, ``keys``, ``completion``, ``paste``: the input side (prompt_toolkit);
-- ``events``, ``live``, ``views``, ``blocks``, ``screen``: the output side (rich): the live area
-  above the prompt and what is printed once finished;
+- ``events`` (with ``tool_calls``), ``live``, ``views``, ``blocks``, ``screen``: the output side
+  (rich): the live area above the prompt and what is printed once finished;
 - ``commands`` (``command``, ``commands_*``): the local ``/`` commands;
-- ``permission``: permission requests asked inline; ``status``: the line under the prompt.
+- ``permission``: permission requests asked inline; ``status``: the line under the prompt;
+- ``stopping``: Ctrl-C and the signals, and the steering a stop leaves unsent.
 
 Only a run of the interactive mode imports this package (and prompt_toolkit and rich):
 ``taor --help`` and ``taor -p`` never do.

@@ -67,8 +67,11 @@ class Screen:
         self.print(Text(text, style=style))
 
     def markdown(self, text: str, *, gap: bool = False) -> None:
-        """``text`` rendered as markdown; ``gap``: a blank line after it (between blocks)."""
-        self.write(self.render(markdown(text)) + ("\n" if gap else ""))
+        """``text`` rendered as markdown; ``gap``: a blank line after it (between blocks).
+        rich puts blank lines around a list or a code block; blocks come one at a time, so
+        those would double the gap."""
+        rendered = self.render(markdown(text)).strip("\n") + "\n"
+        self.write(rendered + ("\n" if gap else ""))
 
     def write(self, text: str) -> None:
         """Above the prompt while one is shown (prompt_toolkit erases it, then draws it again);
