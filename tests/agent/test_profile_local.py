@@ -1,6 +1,6 @@
-"""The ``local`` profile in a session: the prompt names the folder's files, the loop guard
-fires after a few repeats of what a tool actually uses (arguments it ignores make no
-difference), a repeat to no effect is told so at once, an edit changes every place its text
+"""The ``local`` profile in a session: the prompt names the folder's files (not its path),
+the loop guard fires after a few repeats of what a tool actually uses (arguments it ignores make
+no difference), a repeat to no effect is told so at once, an edit changes every place its text
 appears, and commands get the profile's timeout."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def local_model(*replies: object) -> ScriptedModel:
     return ScriptedModel(list(replies), provider="local", model_id="qwen2.5-coder-1.5b")  # type: ignore[arg-type]
 
 
-async def test_the_prompt_names_the_files_of_the_folder() -> None:
+async def test_the_prompt_names_the_files_of_the_folder_but_not_its_path() -> None:
     env = MemoryEnvironment(
         files={"stats.py": "x = 1\n", "docs/guide.md": "# Guide\n", ".env": "K=1"}
     )
@@ -28,6 +28,8 @@ async def test_the_prompt_names_the_files_of_the_folder() -> None:
         await collect(session, "hi")
     system = model.requests[0].system
     assert "Files here: docs/, stats.py" in system  # hidden files left out
+    # no absolute path for the model to copy into each call: names relative to the folder
+    assert env.working_directory() not in system and "Working directory" not in system
     assert [t.name for t in model.requests[0].tools] == [
         "read_file",
         "edit_file",

@@ -129,4 +129,5 @@ def prompt_settings(config: SessionConfig, profile: Profile | None, model: Model
         user_instructions=config.instructions,
         user_file=Path(user_file) if user_file else None,
         list_files=profile.list_files if profile is not None else 0,
+        working_directory=profile.working_directory if profile is not None else True,
     )

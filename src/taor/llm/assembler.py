@@ -92,6 +92,19 @@ class Assembler:
         elif type(event) is not ToolCallEnd:
             raise TypeError(f"not a stream event: {event!r}")
 
+    def call_is_whole(self, delta: ToolCallDelta) -> bool:
+        """Whether the tool call ``delta`` added to now holds a whole JSON object (parsed only
+        when the delta ends with a closing brace: arguments can be long)."""
+        if not delta.arguments.rstrip().endswith("}"):
+            return False
+        slot = self._slots.get(delta.index)
+        if slot is None:
+            return False
+        try:
+            return isinstance(json.loads("".join(slot.args)), dict)
+        except ValueError:
+            return False
+
     def _slot(self, index: int, kind: str) -> _Slot:
         slot = self._slots.get(index)
         if slot is None:

@@ -12,7 +12,7 @@ from taor.agent.loop.tool_round import CUT_OFF
 from taor.agent.record.transcript import problems
 from taor.agent.session import Session
 from taor.env.memory import MemoryEnvironment
-from taor.llm import connect
+from taor.llm import Usage, connect
 from taor.testing import FakeProviderServer, ScriptedModel, text, tool_calls
 
 from ..loop_support import collect, config, of
@@ -84,4 +84,35 @@ async def test_the_last_call_of_a_reply_cut_at_max_tokens_is_answered_not_run(
         ran = [call.arguments.get("command") for call in env.calls_of("run")]
         assert "echo two >> log" in ran and "rm -rf build" not in ran
         assert problems(session.history) == []
+    await model.aclose()
+
+
+async def test_one_call_per_reply_stops_reading_once_the_call_is_whole(
+    fake_server: FakeProviderServer,
+) -> None:
+    """Through the real stream, arguments a few characters a delta: reading stops when they
+    make a whole JSON object (a brace inside a string does not end it), before the provider's
+    usage arrives, so the usage recorded is taor's estimate, not taken to calibrate it."""
+    command = "echo '{}' > braces.json && echo '{\"a\": 1}'"
+    reply = tool_calls(
+        ("shell", {"command": command}),
+        text="Running it.",
+        usage=Usage(input_tokens=999_999, output_tokens=77_777),
+        chunk=3,
+    )
+    fake_server.push(reply, text("done", usage=Usage()))  # no usage: nothing to calibrate on
+    model = connect("openai-compat:qwen", base_url=fake_server.base_url("openai-compat"))
+    env = MemoryEnvironment()
+    async with Session(model, environment=env, config=config(parallel_tool_calls=False)) as s:
+        ratio = s.usage_report().token_ratio
+        events = await collect(s, "go")
+        (end,) = of(events, ToolCallEnd)
+        assert not end.is_error
+        commands = [call.arguments.get("command") for call in env.calls_of("run")]
+        assert command in commands, commands
+        turn = s.history[1]
+        usage = turn.usage  # type: ignore[union-attr]
+        assert 0 < usage.input_tokens < 999_999 and 0 < usage.output_tokens < 77_777
+        assert s.usage_report().token_ratio == ratio
+        assert problems(s.history) == []
     await model.aclose()

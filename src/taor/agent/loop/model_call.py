@@ -46,7 +46,7 @@ from taor.agent.runtime import Runtime
 from taor.errors import ContextLengthError
 from taor.llm import events as llm
 from taor.llm.assembler import Assembler
-from taor.llm.response import FinishReason, Response
+from taor.llm.response import FinishReason, Response, Usage
 from taor.llm.retry import RetryInfo, retry_stream
 from taor.llm.types import Message, Request, ServerToolPart, TextPart
 
@@ -99,7 +99,9 @@ async def call_model(rt: Runtime, out: Streamed) -> AsyncIterator[Event]:
         yield event
 
 
-SECOND = "stopped at a second tool call"  # the raw finish reason when one call per reply cut it
+# The raw finish reasons when one call per reply cut the stream: its call was whole.
+WHOLE = "stopped after one tool call"
+SECOND = "stopped at a second tool call"
 
 
 async def stream_response(rt: Runtime, request: Request, out: Streamed) -> AsyncIterator[Event]:
@@ -128,6 +130,11 @@ async def stream_response(rt: Runtime, request: Request, out: Streamed) -> Async
                 assembler.feed(llm.Finish(reason=FinishReason(reason="tool_calls", raw=SECOND)))
                 break
             assembler.feed(item)
+            if one_call and type(item) is llm.ToolCallDelta and assembler.call_is_whole(item):
+                # Its arguments are a whole JSON object: nothing the model writes after them
+                # (the fence's close, a second call) is used, so stop it now.
+                assembler.feed(llm.Finish(reason=FinishReason(reason="tool_calls", raw=WHOLE)))
+                break
             if type(item) is llm.TextDelta:
                 if not shown:
                     shown = True
@@ -172,6 +179,9 @@ def _retry_event(info: RetryInfo, *, discarded_text: bool) -> Retry:
 async def record_response(rt: Runtime, response: Response) -> list[Event]:
     """Append the response as an assistant turn (unless empty) and report text and usage."""
     events: list[Event] = [AssistantTextEnd(text=response.text, reasoning=response.reasoning)]
+    cut = response.finish_reason.raw in (WHOLE, SECOND)
+    if cut and not response.usage.input_tokens:  # the usage comes last, after the cut
+        response = dataclasses.replace(response, usage=_estimated_usage(rt, response))
     cost, total_cost = rt.usage.add(
         response.usage, provider=rt.model.provider, model=response.model or rt.model.model_id
     )
@@ -190,7 +200,7 @@ async def record_response(rt: Runtime, response: Response) -> list[Event]:
                 session_cost=session_cost,
             )
         )
-    if rt.last_estimate and response.usage.input_tokens:
+    if rt.last_estimate and response.usage.input_tokens and not cut:
         rt.tokens.observe(rt.last_estimate, response.usage.input_tokens)
     events.append(
         UsageEvent(
@@ -202,6 +212,14 @@ async def record_response(rt: Runtime, response: Response) -> list[Event]:
         )
     )
     return events
+
+
+def _estimated_usage(rt: Runtime, response: Response) -> Usage:
+    """The usage of a response cut before the provider reported it: the request's calibrated
+    estimate in, the message's estimate out."""
+    return Usage(
+        input_tokens=rt.last_estimate, output_tokens=rt.tokens.estimate([response.message])
+    )
 
 
 async def record_partial(rt: Runtime, out: Streamed) -> AssistantTextEnd | None:

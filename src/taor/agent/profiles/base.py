@@ -49,6 +49,7 @@ class Profile:
     instruction_files: tuple[str, ...] = ()
     subagent_tools: tuple[str, ...] = ()
     list_files: int = 0  # the prompt names up to this many entries of the working directory
+    working_directory: bool = True  # the prompt gives the working directory's absolute path
     loop_window: int | None = None  # the loop guard's window, where the config keeps the default
 
     def __post_init__(self) -> None:

@@ -77,5 +77,6 @@ def local_profile() -> Profile:
         default_command_timeout=60.0,
         max_output_tokens=1024,
         list_files=40,
+        working_directory=False,  # paths relative to it: shorter calls, and no path to copy
         loop_window=4,
     )

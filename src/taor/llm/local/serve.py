@@ -55,6 +55,10 @@ def _params(xllamacpp: Any, settings: dict[str, Any]) -> Any:
     params.port = 0  # a free port, read back from listening_address
     params.ui = False
     params.use_jinja = True
+    # Weights as stored, not repacked for the CPU's wide instructions: measured on 2 AVX2
+    # cores, the server is up about 1 s sooner and reads prompts about 30% faster, and it
+    # generates at much the same speed.
+    params.no_extra_bufts = True
     params.cache_ram_mib = settings["cache_ram_mib"]
     params.sampling.temp = settings["temperature"]  # for requests that set none
     if settings.get("prefix_dir"):  # the saved prompt prefix (prefix.py) is read and written here

@@ -25,12 +25,13 @@ def build_system_prompt(
     instructions: ProjectInstructions | None = None,
     user_instructions: str = "",
     budget: int = INSTRUCTIONS_BUDGET,
+    working_directory: bool = True,
 ) -> str:
     """The system prompt for these inputs; pure and deterministic."""
     user = user_instructions.strip()
     layers = [
         base_prompt.strip(),
-        render_environment(facts),
+        render_environment(facts, working_directory=working_directory),
         tool_guidance.strip(),
         render_instructions(instructions or ProjectInstructions(), budget=budget),
         f"<user_instructions>\n{user}\n</user_instructions>" if user else "",

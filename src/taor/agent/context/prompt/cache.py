@@ -45,6 +45,7 @@ class PromptSettings:
     user_file: Path | None = None
     knowledge_cutoff: str | None = None
     list_files: int = 0  # name up to this many entries of the working directory (0: none)
+    working_directory: bool = True  # name the working directory's path
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -115,6 +116,7 @@ def _build(
         tool_guidance=settings.tool_guidance,
         instructions=instructions,
         user_instructions=settings.user_instructions,
+        working_directory=settings.working_directory,
     )
 
 

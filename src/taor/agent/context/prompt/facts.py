@@ -85,12 +85,12 @@ def _git_lines(git: GitSnapshot, working_directory: str) -> list[str]:
     return lines
 
 
-def render_environment(facts: EnvironmentFacts) -> str:
-    """The ``<environment>`` block, one ``Name: value`` line per fact."""
-    lines = [
-        f"Working directory: {facts.working_directory}",
-        f"Is git repository: {'yes' if facts.git else 'no'}",
-    ]
+def render_environment(facts: EnvironmentFacts, *, working_directory: bool = True) -> str:
+    """The ``<environment>`` block, one ``Name: value`` line per fact; without
+    ``working_directory``, the working directory's path is left out (a small model copies it
+    into every path it writes, at a dozen tokens each, when a name relative to it would do)."""
+    lines = [f"Working directory: {facts.working_directory}"] if working_directory else []
+    lines.append(f"Is git repository: {'yes' if facts.git else 'no'}")
     if facts.git is not None:
         lines.extend(_git_lines(facts.git, facts.working_directory))
     lines += [
