@@ -16,6 +16,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from taor.agent.events import PermissionRequest
+from taor.agent.record.codec import event_from_json, to_json
 from taor.cli.stream_input import Checkpoints, Rewind, Submit, parse_line
 from taor.errors import SessionError
 from taor.testing import FakeProviderServer, text, tool_calls
@@ -177,6 +179,26 @@ def test_a_permission_request_waits_for_its_answer(
     assert run.end() == 0  # a denial the driver gave is an answer, not a failure
     assert not (tmp_path / "denied.txt").exists()
     assert "not that one" in json.dumps(server.requests[2].json["messages"][-1])
+
+
+def test_an_edit_s_permission_request_line_carries_the_diff_it_would_make(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    (tmp_path / "app.py").write_text("a = 1\n")
+    edit = ("edit_file", {"path": "app.py", "old_string": "a = 1", "new_string": "a = 2"})
+    server.push(tool_calls(edit), text("Edited."))
+    run = Driven(*local(server), cwd=tmp_path)
+    run.send({"type": "user", "text": "edit it"})
+    asked = run.until(kind="permission_request")
+    assert asked["diff"] == "--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"
+    assert (tmp_path / "app.py").read_text() == "a = 1\n"  # not yet written
+    request = event_from_json(asked)  # what a host reading the line decodes
+    assert isinstance(request, PermissionRequest) and request.diff == asked["diff"]
+    assert to_json(request) == asked
+    run.send({"type": "permission", "request_id": asked["request_id"], "decision": "allow"})
+    assert run.until(type="result")["result"] == "Edited."
+    assert run.end() == 0
+    assert (tmp_path / "app.py").read_text() == "a = 2\n"
 
 
 def test_at_the_end_of_stdin_an_open_permission_request_is_denied(

@@ -29,7 +29,10 @@ class UserInput(EventBase):
 @dataclass(frozen=True, kw_only=True, slots=True)
 class PermissionRequest(EventBase):
     """Answer with ``Session.decide(request_id, ...)``; ``reason`` says why it asks; ``rules``
-    are the permission rules an ``allow_always`` answer would add (``shell(git status)``)."""
+    are the permission rules an ``allow_always`` answer would add (``shell(git status)``).
+    ``diff``: for an edit (edit_file, write_file, apply_patch), the unified diff it would make,
+    worked out before it runs (``taor.agent.policy.preview``); empty when there is none to
+    show."""
 
     kind: Literal["permission_request"] = "permission_request"
     request_id: str
@@ -39,6 +42,7 @@ class PermissionRequest(EventBase):
     summary: str
     reason: str = ""
     rules: tuple[str, ...] = ()
+    diff: str = ""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

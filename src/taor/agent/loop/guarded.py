@@ -22,6 +22,7 @@ from taor.agent.policy.hooks import (
     run_after_tool,
     run_before_tool,
 )
+from taor.agent.policy.preview import edit_preview
 from taor.agent.runtime import CanUseTool, Runtime
 from taor.llm.types import ToolCallPart
 from taor.tools.base import ToolContext, ToolOutput
@@ -180,6 +181,7 @@ async def _ask(
     )
     if not settings.interactive:
         return headless, "default"
+    diff = await edit_preview(rt.environment, call.name, view)  # before the question is open
     request_id = _request_id(call)
     future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
     rt.permission_waiters[request_id] = future
@@ -192,6 +194,7 @@ async def _ask(
             summary=summarize_call(call.name, view),
             reason=reason,
             rules=tuple(map(str, rt.permissions.exact_rules(call.name, view))),
+            diff=diff,
         )
     )
     try:
