@@ -47,6 +47,24 @@ async def test_usage_report_counts_responses_cost_and_cache_share() -> None:
     assert report.token_ratio != 1.0  # calibrated by the response's reported input tokens
 
 
+async def test_usage_report_says_how_the_model_is_priced_before_its_first_call() -> None:
+    models = {
+        "priced": ("anthropic", "claude-sonnet-4-5"),
+        "free": ("local", "qwen2.5-coder-1.5b"),  # taor runs it: no charge
+        "unknown": ("openai-compat", "some-served-model"),  # the catalog has no prices
+    }
+    for pricing, (provider, model_id) in models.items():
+        model = ScriptedModel([text("hi")], provider=provider, model_id=model_id)
+        async with Session(model, environment=workspace(), profile=None) as session:
+            before = session.usage_report()
+            await drive(session, "hello")
+            after = session.usage_report()
+        assert before.pricing == after.pricing == pricing, provider
+        assert before.cost == 0.0
+        assert (after.cost is None) == (pricing == "unknown")
+        assert (after.cost == 0.0) == (pricing == "free")
+
+
 async def test_context_report_names_what_fills_the_window() -> None:
     model = ScriptedModel([tool_calls(("read_file", {"path": "app.py"})), text("It sets a.")])
     settings = dataclasses.replace(config(), system_prompt="You help with code.")

@@ -12,12 +12,13 @@ threshold uses.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import assert_never
+from typing import Literal, assert_never
 
 from taor.agent.checkpoints.diff import SessionDiff, session_diff
 from taor.agent.context.ledger import CHARS_PER_TOKEN, part_chars, tools_chars
 from taor.agent.runtime import Runtime
 from taor.env.base import Environment
+from taor.llm.catalog import ModelInfo
 from taor.llm.model import Model
 from taor.llm.response import Usage
 from taor.llm.types import (
@@ -29,6 +30,8 @@ from taor.llm.types import (
     ToolCallPart,
     ToolResultPart,
 )
+
+Pricing = Literal["priced", "free", "unknown"]
 
 # The parts of a request a context report names, in the order it lists them.
 CONTEXT_PARTS = (
@@ -50,7 +53,10 @@ class UsageReport:
     once a response could not be priced); ``session_model_calls`` and ``session_cost`` add
     those of the runs a resumed history records. ``cache_share``: the part of the input tokens
     read from the prompt cache. ``token_ratio``: the provider's token counts per estimated
-    token, by which every estimate is calibrated (1.0 before the first response)."""
+    token, by which every estimate is calibrated (1.0 before the first response). ``pricing``:
+    how the catalog prices the model in use, before its first call too: ``priced``, ``free``
+    (every price zero, as for a model taor runs itself) or ``unknown`` (no prices, so its calls
+    make the cost None)."""
 
     usage: Usage
     cost: float | None
@@ -59,6 +65,7 @@ class UsageReport:
     session_cost: float | None
     cache_share: float
     token_ratio: float
+    pricing: Pricing = "priced"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -139,7 +146,17 @@ def usage_report(rt: Runtime) -> UsageReport:
         session_cost=cost,
         cache_share=share,
         token_ratio=rt.tokens.ratio,
+        pricing=pricing(rt.catalog.lookup(rt.model.provider, rt.model.model_id)),
     )
+
+
+def pricing(info: ModelInfo) -> Pricing:
+    """``unknown`` without an input or output price (as ``Catalog.cost`` reads them), ``free``
+    when every price is zero."""
+    if info.input_price is None or info.output_price is None:
+        return "unknown"
+    prices = (info.input_price, info.output_price, info.cache_read_price, info.cache_write_price)
+    return "free" if not any(prices) else "priced"
 
 
 def context_report(rt: Runtime) -> ContextReport:

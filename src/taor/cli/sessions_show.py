@@ -69,7 +69,7 @@ def _header(loaded: LoadedTranscript, path: Path) -> list[str]:
     calls, cost = recorded_totals(loaded.turns)
     models = [t for t in loaded.turns if isinstance(t, AssistantTurn) and t.model]
     model = f"{models[-1].provider}:{models[-1].model}" if models else f"{h.provider}:{h.model}"
-    spent = "cost unknown (a model without prices)" if cost is None else f"${cost:.4f}"
+    spent = "price not known (a model without prices)" if cost is None else f"${cost:.4f}"
     return [
         f"session  {h.session_id}",
         f"model    {model}",

@@ -19,6 +19,7 @@ from ..support import TAOR, data_home, environ
 
 EXITED = "TAOR-EXITED"
 PROMPT_READY = "Ctrl-D exits"  # printed as the session starts, maybe before the prompt is up
+KEYS_SHOWN = "y yes · a always"  # a permission question's keys: they answer it once shown
 COLOUR = re.compile(r"\x1b\[[0-9;]*(?:3[0-7]|9[0-7]|38;[0-9;]+)m")  # a foreground colour
 
 needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -64,6 +65,20 @@ class Terminal:
         """``text`` pasted (bracketed, as a terminal pastes into a program that asks for it)."""
         self._tmux("set-buffer", "--", text)
         self._tmux("paste-buffer", "-p")
+
+    def asked(self, question: str) -> str:
+        """The screen once ``question`` shows its keys (they answer it only from then on, a
+        moment after it appears)."""
+        return self.wait_for(
+            lambda text: question in text and KEYS_SHOWN in text.split(question, 1)[1],
+            whole=False,
+        )
+
+    def answer(self, key: str, question: str) -> str:
+        """The screen once ``question`` shows its keys, then ``key`` pressed to answer it."""
+        screen = self.asked(question)
+        self.keys(key)
+        return screen
 
     def send(self, text: str) -> None:
         self.type(text)

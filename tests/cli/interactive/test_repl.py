@@ -54,31 +54,28 @@ def test_tool_calls_show_folded_results_diffs_and_each_permission_answer(
     term = start()
     term.wait_for(PROMPT_READY)
     term.send("count")
-    term.wait_for("allow shell: seq 1 30?")
-    term.keys("y")
+    term.answer("y", "allow shell: seq 1 30?")
     shown = term.wait_for("Counted.")
     assert "● shell: seq 1 30" in shown and "… +27 lines (ctrl-o or /expand 1)" in shown
     term.keys("C-o")
     term.wait_for(lambda s: "\n30\n" in s)
     term.send("edit")
-    term.wait_for("a always: edit_file(./app.py)")
-    term.keys("a")
+    asked = term.answer("a", "allow edit_file: app.py?")
+    assert "always allows: edit_file(./app.py)" in asked
+    assert "    -a = 1\n    +a = 2\n" in asked  # what it would change, before it runs
     shown = term.wait_for("Edited.")
     assert "-a = 1" in shown and "+a = 2" in shown and "allowed from now on" in shown
     assert COLOUR.search(term.screen(colors=True))  # the diff in green and red
     term.send("make a file")
-    term.wait_for("allow shell: touch nope?")
-    term.keys("r")
+    term.answer("r", "allow shell: touch nope?")
     term.wait_for("reason for the model")
     term.send("use a better name")
     term.wait_for("Understood.")
     term.send("make another")
-    term.wait_for("allow shell: touch never?")
-    term.keys("n")
+    term.answer("n", "allow shell: touch never?")
     term.wait_for("Not done.")
     term.send("echo")
-    term.wait_for("allow shell: echo kept?")
-    term.keys("s")
+    term.answer("s", "allow shell: echo kept?")
     term.wait_for("Saved.")
     term.keys("C-d")
     assert term.exit_code() == 0
@@ -131,7 +128,7 @@ def test_model_cost_and_compact_commands(
     assert server.requests[-1].json["model"] == "other"
     term.send("/cost")
     shown = term.wait_for("token estimate")
-    assert "over 6 model call(s)" in shown and "from the cache" in shown
+    assert "· 6 model calls in this run" in shown and "from the cache" in shown
     term.send("/compact keep the names")
     shown = term.wait_for("⟳ compacted: ")
     before, after = shown.split("⟳ compacted: ")[1].split(" tokens")[0].split(" → ")

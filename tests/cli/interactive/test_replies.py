@@ -33,12 +33,10 @@ def test_calls_of_one_reply_are_asked_one_at_a_time_and_ctrl_c_denies_the_rest(
     term = start(*anthropic(server), env={"ANTHROPIC_API_KEY": "sk-test"})
     term.wait_for(PROMPT_READY)
     term.send("make two files")
-    screen = term.wait_for("allow shell: touch one?", whole=False)
+    screen = term.answer("y", "allow shell: touch one?")
     assert "touch two" not in screen  # the second is asked once the first is answered
-    term.keys("y")
-    screen = term.wait_for("allow shell: touch two?", whole=False)
+    screen = term.answer("n", "allow shell: touch two?")
     assert "allow shell: touch one?" not in screen
-    term.keys("n")
     shown = term.wait_for("One of two.")
     assert "● shell: touch one" in shown and "✗ shell: touch two" in shown
     term.send("two more")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from taor.cli.interactive.status import Status, money
+import dataclasses
+
+from taor.cli.interactive.status import Status, cost_text
 
 STATUS = Status(
     model="anthropic:claude-sonnet-4-5",
@@ -32,5 +34,13 @@ def test_the_settings_go_first_when_narrow_then_the_numbers() -> None:
     assert STATUS.line(12) == " claude-son…"
 
 
-def test_money() -> None:
-    assert (money(None), money(0.004), money(1.234)) == ("cost unknown", "$0.0040", "$1.23")
+def test_the_cost_in_the_same_words_wherever_it_is_shown() -> None:
+    assert cost_text(0.0, "priced", "anthropic") == "$0.00"  # before the first call
+    assert cost_text(0.004, "priced", "anthropic") == "$0.0040"
+    assert cost_text(1.234, "priced", "openai") == "$1.23"
+    assert cost_text(0.0, "free", "local") == "free (local model)"
+    assert cost_text(0.0, "unknown", "openai-compat") == "price not known"  # before, and
+    assert cost_text(None, "unknown", "openai-compat") == "price not known"  # after a call
+    assert cost_text(None, "priced", "anthropic") == "price not known"  # an earlier model's
+    local = dataclasses.replace(STATUS, model="local:qwen2.5-coder-1.5b", cost=0.0, pricing="free")
+    assert local.line(120).endswith(" · free (local model) · accept_edits mode")

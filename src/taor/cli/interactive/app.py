@@ -54,7 +54,7 @@ class Repl:
         self.clock = time.monotonic
         self.screen, self.live, self.folds, self.pastes = Screen(), Live(), Folds(), Pastes()
         project_config = sessions.project_root(self.root) / ".taor" / "config.toml"
-        self.asking = PermissionPrompt(self, project_config)
+        self.asking = PermissionPrompt(self, project_config, self.clock)
         self.view = EventView(
             self.screen, self.live, self.folds, self.asking, lambda e: stopping.cycle_ended(self, e)
         )
@@ -146,13 +146,15 @@ class Repl:
     # --- what the keys and commands call ---
 
     def exit(self) -> None:
-        """Leave after the current line's work (a draft is dropped, not left as if sent)."""
+        """Leave after the current line's work. A draft is dropped, not left as if sent: the
+        prompt is erased, its mark too."""
         self._leaving = True
         app = get_app_or_none()
         if app is not None and app.is_running and not app.is_done:
             if self.asking.reason:
                 self.asking.end_reason(self.prompt.default_buffer, send=False)
             self.prompt.default_buffer.reset()
+            app.erase_when_done = True
             app.exit(exception=EOFError())
 
     def expand_last(self) -> None:

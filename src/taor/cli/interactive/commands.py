@@ -28,7 +28,8 @@ async def show_help(repl: Repl, argument: str) -> None:
     keys = (
         "Enter sends · Ctrl-J, Alt-Enter or \\ then Enter: new line · @path attaches a file · "
         "typing while the agent works steers it · Ctrl-C interrupts (at an empty prompt: "
-        "exits) · Ctrl-D exits · Ctrl-O shows the last folded output whole"
+        "exits) · Ctrl-D exits · Ctrl-O shows the last folded output whole (at a permission "
+        "question, the whole diff of the edit)"
     )
     repl.screen.print(table)
     repl.screen.line(keys, "dim")

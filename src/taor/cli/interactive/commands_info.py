@@ -3,13 +3,14 @@ from the same reports the status line reads."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
 
 from taor.cli.interactive.command import Command
-from taor.cli.interactive.status import money
+from taor.cli.interactive.status import cost_text
 
 if TYPE_CHECKING:
     from taor.cli.interactive.app import Repl
@@ -19,17 +20,22 @@ BAR = 20  # characters of the context bar
 
 async def cost(repl: Repl, argument: str) -> None:
     report = repl.session.usage_report()
-    usage = report.usage
-    lines = [
-        f"cost: {money(report.cost).removeprefix('cost ')} over {report.responses} model call(s) here",
+    usage, model = report.usage, repl.session.model
+    spent = partial(cost_text, pricing=report.pricing, provider=model.provider)
+    lines = [f"cost: {spent(report.cost)} · {_calls(report.responses)} in this run"]
+    if report.pricing == "unknown":
+        lines.append(
+            f"  (taor's model catalog has no prices for {model.provider}:{model.model_id})"
+        )
+    lines += [
         f"  input {usage.input_tokens:,} tokens, {report.cache_share:.0%} from the cache "
         f"({usage.cache_read_tokens:,} read, {usage.cache_write_tokens:,} written)",
         f"  output {usage.output_tokens:,} tokens ({usage.reasoning_tokens:,} reasoning)",
     ]
     if report.session_model_calls != report.responses:
         lines.append(
-            f"  whole session, earlier runs included: {money(report.session_cost)} over "
-            f"{report.session_model_calls} model calls"
+            f"  whole session, earlier runs included: {spent(report.session_cost)} · "
+            f"{_calls(report.session_model_calls)}"
         )
     context = repl.session.context_report()
     lines.append(
@@ -60,6 +66,10 @@ async def context(repl: Repl, argument: str) -> None:
         "against the provider's counts; /compact frees room"
     )
     repl.screen.print(head, table, Text(note, style="dim"))
+
+
+def _calls(count: int) -> str:
+    return f"{count} model call" + ("" if count == 1 else "s")
 
 
 COST = Command(name="cost", run=cost, help="usage, cost, cache share and the token estimate")

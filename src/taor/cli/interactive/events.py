@@ -40,6 +40,7 @@ from taor.agent.events import (
 )
 from taor.cli.interactive.blocks import BlockSplitter
 from taor.cli.interactive.live import Live
+from taor.cli.interactive.question import joined
 from taor.cli.interactive.screen import Screen
 from taor.cli.interactive.tool_calls import ToolCallView
 from taor.cli.interactive.views import (
@@ -51,8 +52,12 @@ from taor.cli.interactive.views import (
 )
 
 HINT = (
-    "Enter sends · Ctrl-J new line · @path attaches a file · /help · Ctrl-C interrupts · "
-    "Ctrl-D exits"
+    "Enter sends",
+    "Ctrl-J new line",
+    "@path attaches a file",
+    "/help",
+    "Ctrl-C interrupts",
+    "Ctrl-D exits",
 )
 
 if TYPE_CHECKING:
@@ -89,7 +94,7 @@ class EventView(ToolCallView):
     def on_session_start(self, event: SessionStart) -> None:
         how = "resumed session" if event.resumed else "new session"
         self.screen.line(f"taor · {event.provider}:{event.model} · {how} {event.session_id[:12]}")
-        self.screen.line(HINT, "dim")
+        self.screen.line("\n".join(joined(HINT, self.screen.width())), "dim")
         self.opened.set()
 
     def on_user_input(self, event: UserInput) -> None:

@@ -1,12 +1,15 @@
 """The keys of the prompt. Enter sends; Ctrl-J, Alt-Enter, or a ``\\`` before Enter start a new
 line; Ctrl-C interrupts the agent (denying an open permission request), clears a draft, and at
-an empty idle prompt exits, as Ctrl-D does (``stopping``); Ctrl-O shows the last folded output whole. While a
-permission question is open, its keys answer it and other keys are ignored."""
+an empty idle prompt exits, as Ctrl-D does (``stopping``); Ctrl-O shows the last folded output
+whole (the whole diff of an edit asked about, while asked). Once a permission question's keys
+show, they answer it and other keys are ignored; before, keys type into the draft
+(``permission``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from prompt_toolkit.application import get_app
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
@@ -21,9 +24,10 @@ ANSWERS = {"y": "allow", "a": "allow_always", "s": "save", "n": "deny"}
 
 def key_bindings(repl: Repl) -> KeyBindings:
     keys = KeyBindings()
-    asking = Condition(lambda: repl.asking.asking and not repl.asking.reason)
+    asking = Condition(lambda: repl.asking.ready and not repl.asking.reason)
     reason = Condition(lambda: repl.asking.reason)
     typing = ~asking & ~reason
+    settling = Condition(lambda: repl.asking.asking) & typing  # asked, keys not shown yet
 
     @keys.add("enter", filter=typing)
     def send(event: KeyPressEvent) -> None:
@@ -43,9 +47,19 @@ def key_bindings(repl: Repl) -> KeyBindings:
     def interrupt(event: KeyPressEvent) -> None:
         stopping.ctrl_c(repl, event.current_buffer)
 
-    @keys.add("c-o", filter=typing)
+    @keys.add("c-d", filter=Condition(lambda: not get_app().current_buffer.text))
+    def leave(event: KeyPressEvent) -> None:
+        repl.exit()
+
+    @keys.add("c-o", filter=~reason)
     def expand(event: KeyPressEvent) -> None:
-        repl.expand_last()
+        if not repl.asking.show_diff():
+            repl.expand_last()
+
+    @keys.add("<any>", filter=settling)
+    def early(event: KeyPressEvent) -> None:
+        if event.data.isprintable():
+            repl.asking.typed_early(event.current_buffer, event.data * event.arg)
 
     @keys.add(Keys.BracketedPaste, filter=typing)
     def paste(event: KeyPressEvent) -> None:

@@ -53,6 +53,10 @@ class Live:
             out += [(style, text), ("", "\n")]
         return out + question
 
+    def height(self, width: int) -> int:
+        """The lines the running calls and queued steering take (a question goes under them)."""
+        return len(self._calls("", width) + self._queued(width))
+
     def _working(self) -> str:
         seconds = time.monotonic() - (self.busy_since or time.monotonic())
         what = "compacting the conversation" if self.compacting else "working"
@@ -62,7 +66,7 @@ class Live:
         lines: list[tuple[str, str]] = []
         if self.thinking and not self.text:
             last = self.thinking.strip().splitlines()[-1:] or [""]
-            lines.append(("class:thinking", _fit(f"{spin} thinking… {last[0]}", width)))
+            lines.append(("class:thinking", fit(f"{spin} thinking… {last[0]}", width)))
         if self.text:
             wrapped = [piece for line in self.text.splitlines() for piece in _wrap(line, width)]
             lines += [("class:live-text", line) for line in wrapped[-room:]]
@@ -74,14 +78,14 @@ class Live:
         for call in self.calls.values():
             who = f"[{call.agent}] " if call.agent else ""
             line = f"{spin} {who}{call.summary}  {now - call.started:.0f}s"
-            lines.append(("class:running", _fit(line, width)))
+            lines.append(("class:running", fit(line, width)))
             if call.tail:
-                lines.append(("class:dim", _fit("    " + call.tail, width)))
+                lines.append(("class:dim", fit("    " + call.tail, width)))
         return lines
 
     def _queued(self, width: int) -> list[tuple[str, str]]:
         return [
-            ("class:queued", _fit(f"» {_one_line(text)}  (queued for the model)", width))
+            ("class:queued", fit(f"» {_one_line(text)}  (queued for the model)", width))
             for text in self.queued
         ]
 
@@ -95,7 +99,7 @@ def _one_line(text: str) -> str:
     return lines[0] + (" …" if len(lines) > 1 else "") if lines else ""
 
 
-def _fit(text: str, width: int) -> str:
+def fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 

@@ -2,14 +2,20 @@
 ``y`` allows once, ``a`` allows always (the request's rules are added to the session), ``s``
 does that and saves the rules to the project's ``.taor/config.toml``, ``n`` denies, ``r``
 denies with a reason the model reads (typed at the prompt, Enter sends it, Esc goes back).
-Ctrl-C denies and interrupts the cycle. While a question is open the keys answer it; text
-typed before it stays in the prompt and is there again afterwards.
+Ctrl-C denies and interrupts the cycle; Ctrl-O shows the whole diff of an edit asked about.
+
+Keys answer a question only once its keys are on the screen, ``SETTLE`` seconds after the
+question was first drawn: a person typing a message when a question pops up would otherwise
+answer it with the next letter (``a``: allow always). Keys typed before that are what they were
+meant to be, part of the draft in the prompt (Enter sends it), and the question says they went
+there. A key typed before a question was drawn is always before that. Once the keys show, other
+keys do nothing; text typed before the question stays in the prompt and is there afterwards.
+How a question looks is ``question``'s.
 """
 
 from __future__ import annotations
 
-import json
-import textwrap
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +24,8 @@ from prompt_toolkit.document import Document
 
 from taor.agent.events import PermissionDecision, PermissionRequest
 from taor.cli.interactive.live import Fragments
+from taor.cli.interactive.question import Line, choices, question_lines, wrapped
+from taor.cli.interactive.views import Fold, expanded
 from taor.errors import TaorError
 
 if TYPE_CHECKING:
@@ -26,19 +34,31 @@ if TYPE_CHECKING:
     from taor.cli.interactive.app import Repl
 
 INTERRUPTED = "the user interrupted"
-SHOWN = 12  # lines of a long command shown in a question
+SETTLE = 0.4  # seconds a question is on the screen before its keys answer it
+EARLY = "(keys typed as it appeared went to your draft, not to the question)"
 
 
 class PermissionPrompt:
-    def __init__(self, repl: Repl, project_config: Path) -> None:
-        self.repl, self.project_config = repl, project_config
+    def __init__(
+        self, repl: Repl, project_config: Path, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.repl, self.project_config, self.clock = repl, project_config, clock
         self.queue: list[PermissionRequest] = []
         self.reason = False  # a reason for a denial is being typed
+        self.early = False  # keys went to the draft while the question settled
         self._draft: Document | None = None
+        self._drawn: tuple[PermissionRequest, float] | None = None  # the question, when drawn
+        self._keys_shown = False  # the keys of the question drawn are on the screen
 
     @property
     def asking(self) -> bool:
         return bool(self.queue)
+
+    @property
+    def ready(self) -> bool:
+        """Whether keys answer the question: its keys are on the screen."""
+        drawn = self._drawn is not None and bool(self.queue) and self._drawn[0] is self.queue[0]
+        return drawn and self._keys_shown
 
     def add(self, request: PermissionRequest) -> None:
         self.queue.append(request)
@@ -52,20 +72,43 @@ class PermissionPrompt:
         """The requests of a cycle that ended (an interrupt withdraws them unanswered)."""
         self._drop(lambda r: r.agent_id == agent_id)
 
-    def fragments(self, width: int) -> Fragments:
+    def fragments(self, width: int, room: int) -> Fragments:
+        """The question at the head of the queue, in ``room`` lines when it fits; drawing it
+        starts its ``SETTLE`` time."""
         if not self.queue:
             return []
-        request = self.queue[0]
-        lines = [("class:ask", line) for line in question(request, width, len(self.queue))]
-        lines += [("class:dim", line) for line in _wrapped(request.reason, width, "  ", "  ")]
-        if self.reason:
-            lines.append(("class:keys", "  reason for the model (Enter sends, Esc goes back):"))
-        else:
-            lines += [("class:keys", line) for line in _choices(request, width)]
+        request, now = self.queue[0], self.clock()
+        if self._drawn is None or self._drawn[0] is not request:
+            self._drawn, self._keys_shown, self.early = (request, now), False, False
+        self._keys_shown = self._keys_shown or now - self._drawn[1] >= SETTLE
+        lines = question_lines(request, width, room, self._answers(width), len(self.queue))
         out: Fragments = []
         for style, text in lines:
             out += [(style, text), ("", "\n")]
         return out
+
+    def _answers(self, width: int) -> list[Line]:
+        if self.reason:
+            return [("class:keys", "  reason for the model (Enter sends, Esc goes back):")]
+        if not self._keys_shown:  # their room kept, so nothing moves when they show
+            return [("", "") for _ in choices(width)]
+        keys = [("class:keys", line) for line in choices(width)]
+        early = [("class:dim", line) for line in wrapped(EARLY, width, "   ", "  ")]
+        return [*keys, *early] if self.early else keys
+
+    def typed_early(self, buffer: Buffer, data: str) -> None:
+        """A key pressed before the keys showed: typed into the draft, as it was meant."""
+        buffer.insert_text(data)
+        self.early = True
+
+    def show_diff(self) -> bool:
+        """The whole diff of the edit asked about, above (False: none is asked about)."""
+        if not self.queue or not self.queue[0].diff:
+            return False
+        request = self.queue[0]
+        title = f"{request.summary or request.name}, if allowed:"
+        self.repl.screen.print(expanded(Fold(title=title, text=request.diff, diff=True)))
+        return True
 
     # --- answers (from the key bindings) ---
 
@@ -129,70 +172,3 @@ def _shown(path: Path, root: Path) -> str:
         return str(path.relative_to(root))
     except ValueError:
         return str(path)
-
-
-def question(request: PermissionRequest, width: int, asked: int = 1) -> list[str]:
-    """``? allow shell: make?``; when that line cuts what is asked (a long or multi-line
-    command, long arguments), the whole of it under the question, up to ``SHOWN`` lines: a
-    person sees all of what they allow."""
-    more = f"  (1 of {asked})" if asked > 1 else ""
-    who = f"[{request.agent_id}] " if request.agent_id else ""
-    whole = _whole(request)
-    title = _wrapped(f"? {who}allow {request.summary or request.name}?{more}", width, "  ")
-    if whole is None or (len(title) <= 2 and "…" not in request.summary and "\n" not in whole):
-        return title
-    lines = [
-        piece
-        for line in whole.splitlines()
-        for piece in _wrapped(line.expandtabs(4), width, "    ", "    ") or [""]
-    ]
-    if len(lines) > SHOWN:
-        lines = [*lines[: SHOWN - 1], f"    … +{len(lines) - SHOWN + 1} lines not shown"]
-    return [*_wrapped(f"? {who}allow {request.name}?{more}", width, "  "), *lines]
-
-
-def _whole(request: PermissionRequest) -> str | None:
-    """All of what the call does, when its summary may not show it all."""
-    command = request.arguments.get("command")
-    if isinstance(command, str):
-        return command.strip("\n")
-    if request.summary.endswith("…"):
-        return json.dumps(dict(request.arguments), ensure_ascii=False, indent=1)
-    return None
-
-
-def _choices(request: PermissionRequest, width: int) -> list[str]:
-    """The keys and what each does, as many to a line as fit (a long one wrapped)."""
-    rules = ", ".join(request.rules) or request.name
-    choices = [
-        "y yes",
-        f"a always: {rules}",
-        "s always, saved to .taor/config.toml",
-        "n no",
-        "r no, with a reason",
-    ]
-    lines, line = [], " "
-    for index, choice in enumerate(choices):
-        text = f" {choice}" + (" ·" if index < len(choices) - 1 else "")
-        if len(line) + len(text) > width - 1 and line.strip():
-            lines.append(line)
-            line = " "
-        if len(line) + len(text) > width - 1:  # longer than a line on its own
-            *whole, line = _wrapped(text.strip(), width, "    ", "  ")
-            lines += whole
-        else:
-            line += text
-    return [*lines, line]
-
-
-def _wrapped(text: str, width: int, indent: str, first: str = "") -> list[str]:
-    """``text`` in lines of ``width`` at most (the prompt cuts longer lines off)."""
-    if not text:
-        return []
-    return textwrap.wrap(
-        text,
-        max(10, width - 1),
-        initial_indent=first,
-        subsequent_indent=indent,
-        break_on_hyphens=False,  # a flag or a file name is not split where it reads as whole
-    )

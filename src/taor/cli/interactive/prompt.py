@@ -36,6 +36,10 @@ STYLE = Style.from_dict(
         "queued": "ansimagenta",
         "ask": "bold ansiyellow",
         "keys": "ansiyellow",
+        "diff-file": "bold",
+        "diff-hunk": "ansicyan",
+        "diff-add": "ansigreen",
+        "diff-del": "ansired",
     }
 )
 
@@ -75,7 +79,7 @@ def message(repl: Repl) -> StyleAndTextTuples:
         return [mark]
     size = app.output.get_size()
     room = max(3, size.rows - 6)
-    question = repl.asking.fragments(size.columns)
+    question = repl.asking.fragments(size.columns, room - repl.live.height(size.columns))
     return [*repl.live.fragments(size.columns, room, question), mark]
 
 
