@@ -17,7 +17,7 @@ from .terminal import KEYS_SHOWN, PROMPT_READY, needs_tmux
 pytestmark = [pytest.mark.slow, needs_tmux]
 
 ASKED = "? allow shell: touch made?"
-EARLY = "(keys typed as it appeared went to your draft, not to the question)"
+EARLY = "(keys typed as it appeared went to your message, not to the question)"
 
 
 def test_keys_typed_as_a_question_appears_go_to_the_draft_and_do_not_answer_it(

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 INTERRUPTED = "the user interrupted"
 SETTLE = 0.4  # seconds a question is on the screen before its keys answer it
-EARLY = "(keys typed as it appeared went to your draft, not to the question)"
+EARLY = "(keys typed as it appeared went to your message, not to the question)"
 
 
 class PermissionPrompt:
