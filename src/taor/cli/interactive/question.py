@@ -12,6 +12,7 @@ import textwrap
 
 from taor.agent.events import PermissionRequest
 from taor.cli.interactive.live import fit
+from taor.cli.interactive.views import diff_line_kind
 
 Line = tuple[str, str]  # (style, text)
 SHOWN = 12  # lines of a long command shown in a question
@@ -87,15 +88,8 @@ def joined(items: tuple[str, ...], width: int, indent: str = "") -> list[str]:
 
 
 def _diff_style(line: str) -> str:
-    if line.startswith(("+++", "---")):
-        return "class:diff-file"
-    if line.startswith("@@"):
-        return "class:diff-hunk"
-    if line.startswith("+"):
-        return "class:diff-add"
-    if line.startswith("-"):
-        return "class:diff-del"
-    return "class:dim"
+    kind = diff_line_kind(line)
+    return "class:dim" if kind == "same" else f"class:diff-{kind}"
 
 
 def _whole(request: PermissionRequest) -> str | None:

@@ -83,16 +83,22 @@ def diff_view(diff: str, number: int, *, lines: int | None = DIFF_LINES) -> Text
     return view
 
 
-def _diff_style(line: str) -> str:
+def diff_line_kind(line: str) -> str:
+    """What a line of a unified diff is: ``file``, ``hunk``, ``add``, ``del`` or ``same``."""
     if line.startswith(("+++", "---")):
-        return "bold"
+        return "file"
     if line.startswith("@@"):
-        return "cyan"
+        return "hunk"
     if line.startswith("+"):
-        return "green"
-    if line.startswith("-"):
-        return "red"
-    return "dim"
+        return "add"
+    return "del" if line.startswith("-") else "same"
+
+
+_DIFF_STYLES = {"file": "bold", "hunk": "cyan", "add": "green", "del": "red", "same": "dim"}
+
+
+def _diff_style(line: str) -> str:
+    return _DIFF_STYLES[diff_line_kind(line)]
 
 
 def thinking_view(text: str, number: int) -> Text:
