@@ -103,7 +103,11 @@ def prepare_first_run(name: str) -> None:
     from taor.env.local import LocalEnvironment
     from taor.llm.local.model import connect_local
 
-    model = connect_local(name)
+    try:
+        model = connect_local(name)
+    except ConfigurationError as error:  # the file, the extra or the memory: a run says so too
+        print(f"taor: the prompt cache was not prepared: {error}", file=sys.stderr)
+        return
     saved = model.server.prefix_path
     if saved is None or saved.is_file():
         return
@@ -125,7 +129,7 @@ def prepare_first_run(name: str) -> None:
         try:
             asyncio.run(one_reply(folder))
         except Exception as error:  # the first run reads the whole prompt instead
-            print(f"taor: the prompt cache was not prepared ({error})", file=sys.stderr)
+            print(f"taor: the prompt cache was not prepared: {error}", file=sys.stderr)
             return
     if saved.is_file():
         print(f"prepared the prompt cache: {saved}", file=sys.stderr)
