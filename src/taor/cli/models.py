@@ -120,10 +120,13 @@ def prepare_first_run(name: str) -> None:
     )
 
     async def one_reply(folder: str) -> None:
-        async with Session(model, environment=LocalEnvironment(folder), config=config) as session:
-            async for _ in session.submit("Reply with the one word: ready."):
-                pass
-        await model.aclose()
+        try:
+            env = LocalEnvironment(folder)
+            async with Session(model, environment=env, config=config) as session:
+                async for _ in session.submit("Reply with the one word: ready."):
+                    pass
+        finally:
+            await model.aclose()  # stops the server
 
     with tempfile.TemporaryDirectory(prefix="taor-prepare-") as folder:
         try:
@@ -131,6 +134,9 @@ def prepare_first_run(name: str) -> None:
         except Exception as error:  # the first run reads the whole prompt instead
             print(f"taor: the prompt cache was not prepared: {error}", file=sys.stderr)
             return
+        except KeyboardInterrupt:  # the model stays installed; only the cache is skipped
+            print("taor: interrupted; the prompt cache was not prepared", file=sys.stderr)
+            raise SystemExit(130) from None
     if saved.is_file():
         print(f"prepared the prompt cache: {saved}", file=sys.stderr)
 

@@ -127,7 +127,7 @@ def test_model_cost_and_compact_commands(
     term.wait_for("Second.")
     assert server.requests[-1].json["model"] == "other"
     term.send("/cost")
-    shown = term.wait_for("token estimate")
+    shown = term.wait_for("calibrated ×")
     assert "· 6 model calls in this run" in shown and "from the cache" in shown
     term.send("/compact keep the names")
     shown = term.wait_for("⟳ compacted: ")

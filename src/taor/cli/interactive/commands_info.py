@@ -39,8 +39,8 @@ async def cost(repl: Repl, argument: str) -> None:
         )
     context = repl.session.context_report()
     lines.append(
-        f"  token estimate: the next request ≈ {context.tokens:,} tokens "
-        f"(calibrated ×{report.token_ratio:.2f} against the provider's counts)"
+        f"  next request ≈ {context.tokens:,} tokens "
+        f"(estimated, calibrated ×{report.token_ratio:.2f})"
     )
     repl.screen.line("\n".join(lines))
 
