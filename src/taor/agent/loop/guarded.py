@@ -67,24 +67,25 @@ def _hook_failed(failure: HookFailure, emit: Emit) -> ToolOutput:
 
 async def _execute(rt: Runtime, prepared: Prepared, on_output: Callable[[str], None]) -> ToolOutput:
     """Run the tool, its timeout applied, with the files it may change checkpointed around it."""
+    view = executor_view(prepared.tool, prepared.arguments)
     watch = Watch()
     if rt.config.checkpoints and not prepared.tool.read_only:  # reads change nothing to save
-        watch = watch_for(
-            rt.checkpoints,
-            prepared.call.name,
-            executor_view(prepared.tool, prepared.arguments),
-            caller=rt.environment,
-        )
+        watch = watch_for(rt.checkpoints, prepared.call.name, view, caller=rt.environment)
     await watch.start()
     try:
-        return await _diffed(rt, prepared, on_output)
+        return await _diffed(rt, prepared, view, on_output)
     finally:
         await watch.finish()
 
 
-async def _diffed(rt: Runtime, prepared: Prepared, on_output: Callable[[str], None]) -> ToolOutput:
+async def _diffed(
+    rt: Runtime,
+    prepared: Prepared,
+    view: Mapping[str, Any],
+    on_output: Callable[[str], None],
+) -> ToolOutput:
     """The tool's output; an edit's gets the diff of its files for the host (``edit_diff``)."""
-    paths = edited_paths(prepared.call.name, executor_view(prepared.tool, prepared.arguments))
+    paths = edited_paths(prepared.call.name, view)
     before = await read_texts(rt.environment, paths) if paths else {}
     output = await _invoke(rt, prepared, on_output)
     if not before or output.is_error:
