@@ -71,10 +71,10 @@ def test_the_project_file_and_env_choose_the_model(
     url = server.base_url("openai-compat")
     cwd = project(tmp_path, f'model = "openai-compat:local"\nbase_url = "{url}"\n')
     server.push(text("From the config."))
-    done = taor("-p", "hi", cwd=cwd)
+    done = taor("-p", "hi", "--trust", cwd=cwd)  # a project's base URL: a trusted folder's
     assert (done.returncode, done.stdout) == (0, "From the config.\n")
     server.push(text("From the environment."))
-    done = taor("-p", "hi", cwd=cwd, env={"TAOR_MODEL": "openai-compat:other"})
+    done = taor("-p", "hi", "--trust", cwd=cwd, env={"TAOR_MODEL": "openai-compat:other"})
     assert server.requests[-1].json["model"] == "other"
 
 
@@ -82,10 +82,11 @@ def test_a_key_in_dotenv_is_used_and_never_shown_or_written(
     tmp_path: Path, server: FakeProviderServer
 ) -> None:
     secret = "sk-ant-test-0123456789abcdef"
-    dotenv = f"ANTHROPIC_API_KEY={secret}\nANTHROPIC_BASE_URL={server.base_url('anthropic')}\n"
-    cwd = project(tmp_path, dotenv=dotenv)
+    cwd = project(tmp_path, dotenv=f"ANTHROPIC_API_KEY={secret}\n")
+    assert taor("trust", cwd=cwd).returncode == 0  # a project's key: a trusted folder's
     server.push(text("Hello from the default model."))
-    done = taor("-p", "hi", "--verbose", cwd=cwd)
+    endpoint = {"ANTHROPIC_BASE_URL": server.base_url("anthropic")}
+    done = taor("-p", "hi", "--verbose", cwd=cwd, env=endpoint)
     assert done.returncode == 0, done.stderr
     sent = server.requests[-1].headers
     assert secret in (sent.get("x-api-key"), sent.get("authorization", "").removeprefix("Bearer "))
@@ -104,6 +105,7 @@ def test_a_key_in_dotenv_is_used_and_never_shown_or_written(
 
 def test_the_environment_wins_over_dotenv(tmp_path: Path) -> None:
     cwd = project(tmp_path, dotenv="TAOR_EFFORT=low\nOPENAI_API_KEY=from-file\n")
+    assert taor("trust", cwd=cwd).returncode == 0
     s = shown(cwd, {"TAOR_EFFORT": "high"})
     assert s["effort"] == {"value": "high", "source": "env TAOR_EFFORT"}
     assert s["keys.openai"] == {"value": "********", "source": ".env OPENAI_API_KEY"}

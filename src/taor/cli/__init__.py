@@ -24,6 +24,7 @@ SUBCOMMANDS = {
     "config": "taor.cli.config_cmd",
     "doctor": "taor.cli.doctor",
     "models": "taor.cli.models",
+    "trust": "taor.cli.trust_cmd",
 }
 
 

@@ -20,8 +20,10 @@ EPILOG = """configuration: ~/.config/taor/config.toml, then .taor/config.toml at
   then TAOR_* variables (or the project's .env), then flags; see `taor config show`.
 rewind: taor --resume ID --rewind N puts the files back as they were before input N of that
   session and forks it there (see the inputs with taor sessions show ID); add -p to go on.
-other commands: taor config show, taor sessions [--all], taor sessions show ID, taor doctor,
-  taor models list, taor models install [NAME]
+trust: a folder's own settings that could act for you (endpoints, keys, laxer permissions,
+  no sandbox, hooks) apply only once you trust it: taor trust [DIR], or --trust for one run.
+other commands: taor config show, taor trust [DIR | --list | --revoke [DIR]], taor sessions
+  [--all], taor sessions show ID, taor doctor, taor models list, taor models install [NAME]
 
 exit codes:
   0    done
@@ -86,7 +88,15 @@ def _run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-turns", type=int, metavar="N", help="model calls at most")
     p.add_argument("--max-budget-usd", type=float, metavar="USD")
     p.add_argument("--max-wall", type=float, metavar="SECONDS")
+    p.add_argument("--temperature", type=float, metavar="T", help="sampling temperature, 0 to 2")
+    p.add_argument("--max-output-tokens", type=int, metavar="N", help="output tokens per reply")
     p.add_argument("--cwd", help="the workspace (default: the current directory)")
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="trust this folder for this run: its .taor/config.toml, .env keys and hooks apply "
+        "(taor trust keeps it trusted)",
+    )
     p.add_argument(
         "--sandbox", action="store_true", default=None, help="run commands under bubblewrap"
     )

@@ -14,6 +14,11 @@ from taor.cli.settings import KEYS, Key, Settings
 from taor.errors import ConfigurationError
 
 MASK = '"********"'
+_WHY = {
+    "untrusted": "the folder is not trusted",
+    "endpoint": "a .env never sets an endpoint",
+    "outside": "not a file inside the project",
+}
 
 
 def run(argv: list[str]) -> int:
@@ -39,6 +44,10 @@ def as_toml(settings: Settings) -> str:
     lines = [
         f"# {path} ({'read' if found else 'not found'})" for path, found in settings.files.items()
     ]
+    lines.append(
+        f"# this folder is {'trusted' if settings.trusted else 'not trusted (taor trust)'}"
+    )
+    lines += [f"# ignored: {item} ({_WHY[item.reason]})" for item in settings.ignored]
     width = max(len(f"{key.name} = {_value(key, settings)}") for key in KEYS) + 2
     for key in KEYS:
         value = _value(key, settings)
@@ -57,7 +66,19 @@ def as_json(settings: Settings) -> str:
         if key.kind == "secret" and raw:
             raw = "********"
         values[key.name] = {"value": raw, "source": settings.sources.get(key.field, "default")}
-    return json.dumps({"settings": values, "files": settings.files}, indent=2)
+    ignored = [
+        {"name": item.name, "source": item.source, "reason": item.reason}
+        for item in settings.ignored
+    ]
+    return json.dumps(
+        {
+            "settings": values,
+            "files": settings.files,
+            "trusted": settings.trusted,
+            "ignored": ignored,
+        },
+        indent=2,
+    )
 
 
 def _value(key: Key, settings: Settings) -> str | None:
@@ -67,6 +88,8 @@ def _value(key: Key, settings: Settings) -> str | None:
         return None
     if key.kind == "secret":
         return MASK
+    if key.kind == "hooks":
+        return json.dumps(raw)
     if isinstance(raw, bool):
         return "true" if raw else "false"
     if isinstance(raw, dict):

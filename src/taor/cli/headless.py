@@ -34,6 +34,8 @@ def run_command(argv: list[str]) -> int:
     except ConfigurationError as error:
         print(f"taor: {error}", file=sys.stderr)
         return EXIT_USAGE
+    if args.headless is not None or args.rewind is not None:  # interactive: it asks instead
+        _say_ignored(settings)
     from taor.cli.logs import close_log, open_log
 
     log = open_log(settings.log_level, verbose=settings.verbosity == "verbose")
@@ -41,6 +43,15 @@ def run_command(argv: list[str]) -> int:
         return _headless(args, settings, log)
     finally:
         close_log(log)
+
+
+def _say_ignored(settings: Settings) -> None:
+    """One line on stderr naming the project's settings that were left out, and why."""
+    from taor.cli.settings.confine import notice
+
+    line = notice(settings.ignored)
+    if line:
+        print(f"taor: {line}", file=sys.stderr)
 
 
 def _headless(args: Namespace, settings: Settings, log: Logger) -> int:

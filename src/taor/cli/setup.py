@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import cast
 
 from taor.agent.config import Limits, PermissionConfig, PermissionMode, SessionConfig
+from taor.agent.policy.hooks import Hooks
 from taor.agent.record.store import load
 from taor.agent.record.transcript import repair
 from taor.agent.record.turns import Turn
@@ -18,7 +19,9 @@ from taor.agent.session import Session
 from taor.agent.setup import SessionOptions
 from taor.cli import sessions
 from taor.cli.args import settings_flags
+from taor.cli.command_hooks import hooks_from
 from taor.cli.settings import Settings, resolve
+from taor.cli.settings.trust import TrustList
 from taor.env.base import Environment
 from taor.errors import ConfigurationError
 from taor.llm.connect import PROVIDERS, connect
@@ -78,16 +81,26 @@ def workspace(args: argparse.Namespace) -> Path:
 
 
 def settings_from(args: argparse.Namespace, environ: Mapping[str, str]) -> Settings:
-    from platformdirs import user_config_dir
-
+    """The run's settings; the project's files act for the person only in a folder they
+    trust (``taor trust``), or with ``--trust`` for this run."""
     cwd = workspace(args)
+    root = sessions.project_root(cwd)
+    config_dir = user_config()
     return resolve(
         cwd=cwd,
-        root=sessions.project_root(cwd),
-        config_dir=Path(user_config_dir("taor")),
+        root=root,
+        config_dir=config_dir,
         environ=environ,
         flags=settings_flags(args),
+        trusted=bool(getattr(args, "trust", False)) or TrustList(config_dir).trusts(root),
     )
+
+
+def user_config() -> Path:
+    """The user's taor config directory (``$XDG_CONFIG_HOME/taor`` on Linux)."""
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("taor"))
 
 
 def environment_from(root: Path, settings: Settings) -> Environment:
@@ -131,6 +144,8 @@ def config_from(settings: Settings, *, interactive: bool = False) -> SessionConf
         limits=limits,
         tool_output_limits=settings.tool_output_limits,
         tool_line_limits=settings.tool_line_limits,
+        temperature=settings.temperature,
+        max_tokens=settings.max_output_tokens,
     )
 
 
@@ -158,7 +173,9 @@ def session_from(
     model = model or model_from(settings)
     asks = interactive or settings.input_format == "stream-json"
     config = config_from(settings, interactive=asks)
-    return open_session(environment, model, config, earlier=earlier, fork=args.fork), model
+    hooks = hooks_from(settings.hooks, workspace(args))
+    session = open_session(environment, model, config, earlier=earlier, fork=args.fork, hooks=hooks)
+    return session, model
 
 
 def open_session(
@@ -168,10 +185,11 @@ def open_session(
     *,
     earlier: Path | None = None,
     fork: bool = False,
+    hooks: Hooks | None = None,
 ) -> Session:
     """A session recorded in this project's folder: ``earlier`` continued (or, with ``fork``,
     copied into a new one), else a new one."""
-    options: SessionOptions = {"environment": environment, "config": config}
+    options: SessionOptions = {"environment": environment, "config": config, "hooks": hooks}
     if earlier is not None and not fork:
         return Session.resume(earlier, model, **options)
     folder = sessions.sessions_dir(Path(environment.working_directory()))

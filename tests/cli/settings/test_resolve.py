@@ -18,6 +18,7 @@ def settings(
     *,
     environ: dict[str, str] | None = None,
     flags: dict[str, Any] | None = None,
+    trusted: bool = True,
 ) -> Settings:
     config_dir, root = tmp_path / "config", tmp_path / "proj"
     (root / ".taor").mkdir(parents=True)
@@ -27,7 +28,12 @@ def settings(
     if project:
         (root / ".taor" / "config.toml").write_text(project)
     return resolve(
-        cwd=root / "sub", root=root, config_dir=config_dir, environ=environ or {}, flags=flags or {}
+        cwd=root / "sub",
+        root=root,
+        config_dir=config_dir,
+        environ=environ or {},
+        flags=flags or {},
+        trusted=trusted,
     )
 
 

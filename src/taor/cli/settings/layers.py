@@ -22,9 +22,10 @@ class Layer:
     sources: Mapping[str, str]
     base: Path
     text: bool = False
+    project: bool = False  # the project's own files: confined (``confine``) before merging
 
 
-def file_layer(path: Path, base: Path) -> Layer | None:
+def file_layer(path: Path, base: Path, *, project: bool = False) -> Layer | None:
     """The settings in a TOML file, or None when there is no such file."""
     import tomllib  # here: taor --help builds its flags from the schema, and reads no file
 
@@ -38,7 +39,9 @@ def file_layer(path: Path, base: Path) -> Layer | None:
     except OSError as error:
         raise ConfigurationError(f"{path}: cannot be read: {error.strerror}") from None
     values = _flatten(table, "", str(path))
-    return Layer(values=values, sources=dict.fromkeys(values, str(path)), base=base)
+    return Layer(
+        values=values, sources=dict.fromkeys(values, str(path)), base=base, project=project
+    )
 
 
 def _flatten(table: Mapping[str, Any], prefix: str, where: str) -> dict[str, Any]:
@@ -56,26 +59,25 @@ def _flatten(table: Mapping[str, Any], prefix: str, where: str) -> dict[str, Any
     return flat
 
 
-def env_layer(environ: Mapping[str, str], dotenv: Mapping[str, str], cwd: Path) -> Layer:
-    """``TAOR_*`` variables of the process, else of the project's ``.env``."""
+def env_layer(names: Mapping[str, str], cwd: Path, *, dotenv: bool = False) -> Layer:
+    """The ``TAOR_*`` variables of the process (or, ``dotenv``, of the project's ``.env``)."""
+    where = ".env" if dotenv else "env"
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     for key in KEYS:
-        var = key.env
-        for where, names in (("env", environ), (".env", dotenv)):
-            if var and names.get(var):
-                values[key.name], sources[key.name] = names[var], f"{where} {var}"
-                break
-    return Layer(values=values, sources=sources, base=cwd, text=True)
+        if key.env and names.get(key.env):
+            values[key.name], sources[key.name] = names[key.env], f"{where} {key.env}"
+    return Layer(values=values, sources=sources, base=cwd, text=True, project=dotenv)
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
-    """The variables a project's ``.env`` sets (none when it has none)."""
+    """The variables a project's ``.env`` sets itself (none when it has none). ``${VAR}`` is
+    left as written: a project's file does not get to read the person's other variables."""
     if not path.is_file():
         return {}
     from dotenv import dotenv_values
 
-    return {name: value for name, value in dotenv_values(path).items() if value}
+    return {name: value for name, value in dotenv_values(path, interpolate=False).items() if value}
 
 
 def flag_layer(flags: Mapping[str, Any], cwd: Path) -> Layer:

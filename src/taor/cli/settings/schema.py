@@ -10,7 +10,19 @@ from typing import Any, Literal, assert_never
 
 from taor.errors import ConfigurationError
 
-Kind = Literal["str", "path", "choice", "int", "number", "bool", "rules", "limits", "secret"]
+Kind = Literal[
+    "str",
+    "path",
+    "choice",
+    "int",
+    "number",
+    "temperature",
+    "bool",
+    "rules",
+    "limits",
+    "hooks",
+    "secret",
+]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -28,7 +40,7 @@ class Key:
     def env(self) -> str:
         """Scalars can come from ``TAOR_<NAME>`` (dots as underscores); lists, tables and
         keys cannot (keys have their providers' own variables)."""
-        if self.kind in ("rules", "limits", "secret"):
+        if self.kind in ("rules", "limits", "hooks", "secret"):
             return ""
         return "TAOR_" + self.name.replace(".", "_").upper()
 
@@ -39,6 +51,12 @@ LEVELS = ("debug", "info", "warning", "error")
 VERBOSITY = ("quiet", "normal", "verbose")
 INPUT_FORMATS = ("text", "stream-json")
 OUTPUT_FORMATS = ("text", "json", "stream-json")  # --quiet, neither, --verbose
+HOOK_EVENTS = ("before_tool", "after_tool", "user_prompt", "stop")
+HOOK_FIELDS: Mapping[str, type | tuple[type, ...]] = {
+    "command": str,
+    "match": str,
+    "timeout": (int, float),
+}
 
 KEYS: tuple[Key, ...] = (
     Key(name="model", field="model", kind="str", flag="--model"),
@@ -56,6 +74,13 @@ KEYS: tuple[Key, ...] = (
     Key(name="max_turns", field="max_turns", kind="int", flag="--max-turns"),
     Key(name="max_budget_usd", field="max_budget_usd", kind="number", flag="--max-budget-usd"),
     Key(name="max_wall", field="max_wall", kind="number", flag="--max-wall"),
+    Key(name="temperature", field="temperature", kind="temperature", flag="--temperature"),
+    Key(
+        name="max_output_tokens",
+        field="max_output_tokens",
+        kind="int",
+        flag="--max-output-tokens",
+    ),
     Key(name="sandbox", field="sandbox", kind="bool", flag="--sandbox"),
     Key(
         name="input_format",
@@ -88,6 +113,7 @@ KEYS: tuple[Key, ...] = (
     Key(name="log_level", field="log_level", kind="choice", choices=LEVELS),
     Key(name="tool_output_limits", field="tool_output_limits", kind="limits"),
     Key(name="tool_line_limits", field="tool_line_limits", kind="limits"),
+    Key(name="hooks", field="hooks", kind="hooks"),
     Key(name="keys.anthropic", field="anthropic_key", kind="secret"),
     Key(name="keys.openai", field="openai_key", kind="secret"),
     Key(name="keys.gemini", field="gemini_key", kind="secret"),
@@ -100,9 +126,14 @@ _ALLOWED: Mapping[str, str] = {
     "path": "a path (a string; ~ is your home)",
     "int": "a positive whole number",
     "number": "a positive number",
+    "temperature": "a number from 0 to 2",
     "bool": "true or false",
     "rules": 'a list of rules like "shell(git status*)" or "edit_file(src/**)"',
     "limits": "a table of tool names to positive whole numbers, like { shell = 20000 }",
+    "hooks": (
+        "a table of hook lists by event (" + ", ".join(HOOK_EVENTS) + "), each hook a table "
+        'like { command = "scripts/check.sh", match = "shell", timeout = 30 }'
+    ),
     "secret": "a string (the provider's API key)",
 }
 
@@ -138,7 +169,7 @@ def _from_text(key: Key, text: str) -> Any:
     try:
         if key.kind == "int":
             return int(text)
-        if key.kind == "number":
+        if key.kind in ("number", "temperature"):
             return float(text)
     except ValueError:
         return text
@@ -159,6 +190,8 @@ def _valid(key: Key, value: Any) -> bool:
             return type(value) is int and value > 0
         case "number":
             return type(value) in (int, float) and value > 0
+        case "temperature":
+            return type(value) in (int, float) and 0 <= value <= 2
         case "bool":
             return isinstance(value, bool)
         case "rules":
@@ -167,5 +200,26 @@ def _valid(key: Key, value: Any) -> bool:
             return isinstance(value, dict) and all(
                 isinstance(k, str) and type(v) is int and v > 0 for k, v in value.items()
             )
+        case "hooks":
+            return isinstance(value, dict) and all(
+                event in HOOK_EVENTS and isinstance(hooks, list) and all(map(_hook, hooks))
+                for event, hooks in value.items()
+            )
         case _:
             assert_never(key.kind)
+
+
+def _hook(hook: Any) -> bool:
+    """``{command = "...", match = "shell*", timeout = 30}``: a command, the rest optional."""
+    return (
+        isinstance(hook, dict)
+        and isinstance(hook.get("command"), str)
+        and bool(hook["command"].strip())
+        and all(
+            name in HOOK_FIELDS
+            and isinstance(value, HOOK_FIELDS[name])
+            and not isinstance(value, bool)
+            for name, value in hook.items()
+        )
+        and hook.get("timeout", 1) > 0
+    )
