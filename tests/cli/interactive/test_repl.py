@@ -272,3 +272,39 @@ def test_output_to_a_file_is_plain_and_the_prompt_stays_on_the_terminal(
     assert term.exit_code() == 0
     written = out.read_text()
     assert "› hi\n" in written and "\x1b" not in written and "saved · taor --resume" in written
+
+
+def test_a_folder_whose_files_would_act_is_asked_about_once_and_kept_trusted(
+    start: Start, server: FakeProviderServer, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "work"
+    (workspace / ".taor").mkdir()
+    (workspace / ".taor" / "config.toml").write_text('[permissions]\nmode = "bypass"\n')
+    server.push(tool_calls(("shell", {"command": "touch made"})), text("Made."))
+    term = start()
+    asked = term.wait_for("Trust this folder? [y/N]")
+    assert f"This folder is not trusted yet: {workspace}" in asked
+    assert f"permissions.mode ({workspace}/.taor/config.toml)" in asked
+    term.send("n")
+    term.ready()
+    term.send("make it")
+    term.answer("n", "allow shell: touch made?")  # bypass stayed off: it asks
+    term.wait_for("Made.")
+    term.keys("C-d")
+    assert term.exit_code() == 0 and not (workspace / "made").exists()
+    server.push(tool_calls(("shell", {"command": "touch made"})), text("Made."))
+    term = start()
+    term.wait_for("Trust this folder? [y/N]")
+    term.send("y")
+    term.wait_for(f"Trusted {workspace}.")
+    term.ready()
+    term.send("make it")
+    term.wait_for("Made.")
+    assert (workspace / "made").exists()  # bypass applies once trusted
+    term.keys("C-d")
+    assert term.exit_code() == 0
+    term = start()  # trusted: no question any more
+    shown = term.wait_for(PROMPT_READY)
+    assert "Trust this folder" not in shown
+    term.keys("C-d")
+    assert term.exit_code() == 0

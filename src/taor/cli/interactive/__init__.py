@@ -7,7 +7,8 @@ stream as the headless command, built the same way (``taor.cli.setup``).
   (rich): the live area above the prompt and what is printed once finished;
 - ``commands`` (``command``, ``commands_*``): the local ``/`` commands;
 - ``permission``: permission requests asked inline; ``status``: the line under the prompt;
-- ``stopping``: Ctrl-C and the signals, and the steering a stop leaves unsent.
+- ``stopping``: Ctrl-C and the signals, and the steering a stop leaves unsent;
+- ``trust``: the question that trusts a folder whose own files would act for the person.
 
 Only a run of the interactive mode imports this package (and prompt_toolkit and rich):
 ``taor --help`` and ``taor -p`` never do.
@@ -24,7 +25,9 @@ from taor.cli.settings import Settings
 async def run_interactive(args: Namespace, settings: Settings, log: Logger) -> int:
     """The interactive mode until the person leaves; ``args.prompt`` is its first input."""
     from taor.cli.interactive.app import Repl
+    from taor.cli.interactive.trust import settle_trust
     from taor.cli.setup import session_from
 
+    settings = await settle_trust(args, settings)
     session, model = session_from(args, settings, interactive=True)
     return await Repl(args, settings, log, session, model).run(args.prompt or "")
