@@ -37,7 +37,9 @@ def question(root: Path, items: list[str]) -> str:
 async def settle_trust(args: Namespace, settings: Settings) -> Settings:
     """The settings to start with: asks whether to trust the folder when its files hold
     something that would act for the person, and resolves them again once trusted."""
-    root = sessions.project_root(Path(args.cwd or os.getcwd()).resolve())
+    from taor.cli.setup import workspace
+
+    root = sessions.project_root(workspace(args))
     items = [] if settings.trusted else held_back(settings, root)
     if not items:
         return settings
