@@ -24,6 +24,7 @@ SESSION_USAGE = "/session list | resume ID | fork"
 async def switch(repl: Repl, *, earlier: Path | None = None, fork: bool = False) -> None:
     """Another session in place of this one: new (``/clear``), ``earlier`` continued, or a
     fork of it; same model and settings, the rules allowed this session included."""
+    from taor.cli.command_hooks import hooks_from
     from taor.cli.setup import environment_from, open_session
 
     old = repl.session
@@ -33,7 +34,10 @@ async def switch(repl: Repl, *, earlier: Path | None = None, fork: bool = False)
         old.config, permissions=dataclasses.replace(permissions, allow=allow)
     )
     environment = environment_from(repl.root, repl.settings)
-    await repl.replace(open_session(environment, old.model, config, earlier=earlier, fork=fork))
+    hooks = hooks_from(repl.settings.hooks, repl.root)
+    await repl.replace(
+        open_session(environment, old.model, config, earlier=earlier, fork=fork, hooks=hooks)
+    )
 
 
 async def clear(repl: Repl, argument: str) -> None:
