@@ -73,3 +73,18 @@ def test_environment_text_is_read_as_the_keys_type(tmp_path: Path, text: str, va
 def test_a_flag_given_a_bad_value_is_named_as_the_flag(tmp_path: Path) -> None:
     with pytest.raises(ConfigurationError, match="flag --max-wall: max_wall = -1"):
         settings(tmp_path, flags={"max_wall": -1})
+
+
+def test_a_config_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    (tmp_path / "proj" / ".taor").mkdir(parents=True)
+    (tmp_path / "proj" / ".taor" / "config.toml").write_bytes(b'model = "x\xff"\n')
+    with pytest.raises(ConfigurationError, match=r"config.toml: not UTF-8 text \(byte 10\)"):
+        resolve(cwd=tmp_path, root=tmp_path / "proj", config_dir=tmp_path, environ={}, flags={})
+
+
+def test_a_dotenv_that_is_not_utf8_is_read_with_replacement_characters(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / ".env").write_bytes(b"TAOR_APPEND_SYSTEM_PROMPT=caf\xe9 ${HOME}\n")
+    s = settings(tmp_path, environ={"HOME": "/home/person"})
+    assert s.append_system_prompt == "caf\ufffd ${HOME}"  # not interpolated either

@@ -36,6 +36,10 @@ def file_layer(path: Path, base: Path, *, project: bool = False) -> Layer | None
         return None
     except tomllib.TOMLDecodeError as error:
         raise ConfigurationError(f"{path}: not valid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigurationError(
+            f"{path}: not UTF-8 text (byte {error.start}); save it as UTF-8"
+        ) from None
     except OSError as error:
         raise ConfigurationError(f"{path}: cannot be read: {error.strerror}") from None
     values = _flatten(table, "", str(path))
@@ -72,12 +76,18 @@ def env_layer(names: Mapping[str, str], cwd: Path, *, dotenv: bool = False) -> L
 
 def read_dotenv(path: Path) -> dict[str, str]:
     """The variables a project's ``.env`` sets itself (none when it has none). ``${VAR}`` is
-    left as written: a project's file does not get to read the person's other variables."""
-    if not path.is_file():
-        return {}
+    left as written: a project's file does not get to read the person's other variables. Bytes
+    that are not UTF-8 are read as U+FFFD."""
+    import io
+
     from dotenv import dotenv_values
 
-    return {name: value for name, value in dotenv_values(path, interpolate=False).items() if value}
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:  # none, or not a file taor can read: as if there were none
+        return {}
+    values = dotenv_values(stream=io.StringIO(text), interpolate=False)
+    return {name: value for name, value in values.items() if value}
 
 
 def flag_layer(flags: Mapping[str, Any], cwd: Path) -> Layer:
