@@ -88,3 +88,54 @@ def test_a_dotenv_that_is_not_utf8_is_read_with_replacement_characters(tmp_path:
     (root / ".env").write_bytes(b"TAOR_APPEND_SYSTEM_PROMPT=caf\xe9 ${HOME}\n")
     s = settings(tmp_path, environ={"HOME": "/home/person"})
     assert s.append_system_prompt == "caf\ufffd ${HOME}"  # not interpolated either
+
+
+@pytest.mark.parametrize(
+    ("model", "kept"),
+    [
+        ("local:./weights/evil.gguf", False),
+        ("local:/tmp/model.gguf", False),
+        ("local", True),
+        ("local:qwen2.5-coder-1.5b", True),
+        ("anthropic:claude-sonnet-4-5", True),
+    ],
+)
+def test_an_untrusted_project_may_pick_a_model_but_not_a_model_file(
+    tmp_path: Path, model: str, kept: bool
+) -> None:
+    s = settings(tmp_path, project=f'model = "{model}"\n', trusted=False)
+    assert (s.model == model) is kept
+    assert [i.name for i in s.ignored] == ([] if kept else ["model"])
+    assert settings(tmp_path / "again", project=f'model = "{model}"\n').model == model
+
+
+@pytest.mark.parametrize(
+    ("user", "project", "result"),
+    [
+        ("plan", "default", "plan"),
+        ("default", "plan", "plan"),
+        ("default", "accept_edits", "default"),
+        ("accept_edits", "default", "default"),
+        ("bypass", "plan", "plan"),
+        ("accept_edits", "bypass", "accept_edits"),
+    ],
+)
+def test_an_untrusted_project_may_only_keep_or_tighten_the_permission_mode(
+    tmp_path: Path, user: str, project: str, result: str
+) -> None:
+    s = settings(
+        tmp_path,
+        f'[permissions]\nmode = "{user}"\n',
+        f'[permissions]\nmode = "{project}"\n',
+        trusted=False,
+    )
+    assert s.permission_mode == result
+
+
+def test_an_untrusted_projects_deny_rules_and_limits_apply_and_allow_rules_do_not(
+    tmp_path: Path,
+) -> None:
+    project = 'max_turns = 3\n[permissions]\nallow = ["shell(*)"]\ndeny = ["shell(rm*)"]\n'
+    s = settings(tmp_path, '[permissions]\nallow = ["read_file"]\n', project, trusted=False)
+    assert (s.allow, s.deny, s.max_turns) == (("read_file",), ("shell(rm*)",), 3)
+    assert [(i.name, i.reason) for i in s.ignored] == [("permissions.allow", "untrusted")]

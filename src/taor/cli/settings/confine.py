@@ -3,7 +3,8 @@ lines of its ``.env``) passes through ``confine`` before it is merged:
 
 - in a folder that is not trusted, nothing that could act for the person applies: a base URL
   or a key (a key sent elsewhere), a permission mode laxer than the one in force or an allow
-  rule, turning the sandbox off when it is on, hooks (they start processes);
+  rule, turning the sandbox off when it is on, hooks (they start processes), a local model
+  file to load (llama.cpp would parse the project's file);
 - trusted or not, a file setting names a file inside the project (``~/.ssh/id_rsa`` or a
   symlink out of the project is not read), and a ``.env`` never sets an endpoint: endpoints come
   from the person's own settings, variables or flags.
@@ -93,6 +94,9 @@ def _acts(key: Key, value: Any, so_far: Mapping[str, Any]) -> bool:
         return STRICTNESS.index(value) > STRICTNESS.index(current)
     if key.name == "sandbox":
         return value is False and so_far.get(key.field) is True
+    if key.name == "model":  # a model file of the project's own, for llama.cpp to load
+        provider, _, spec = str(value).partition(":")
+        return provider == "local" and (spec.endswith(".gguf") or "/" in spec)
     return False
 
 
