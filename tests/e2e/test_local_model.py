@@ -165,7 +165,8 @@ def test_only_taor_with_its_key_may_use_the_server(tmp_path: Path) -> None:
             await complete(model, request)  # taor's own client, with the key
             assert model.server.base_url is not None
             address = model.server.base_url.removesuffix("/v1")
-            key = {"Authorization": f"Bearer {model.server.api_key}"}
+            api_key = getattr(model.server, "api_key", "")
+            key = {"Authorization": f"Bearer {api_key}"} if api_key else {}
             async with httpx2.AsyncClient(timeout=30) as client:
                 chat = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
                 steal = {"filename": "stolen.bin"}
