@@ -9,6 +9,9 @@ import stat
 import subprocess
 from pathlib import Path
 
+import pytest
+
+from taor.cli.logs import close_log, open_log
 from taor.testing import FakeProviderServer, text, tool_calls
 
 from .support import TAOR, environ, home, local
@@ -59,3 +62,29 @@ def test_transcripts_checkpoints_and_logs_are_private(
         for name, mode in _modes(top).items():
             expected = 0o700 if (top / name).is_dir() else 0o600
             assert mode == expected, f"{top / name} is {mode:o}, not {expected:o}"
+
+
+def test_every_rotated_log_file_is_private_and_an_old_open_one_is_made_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    old = _old_log(tmp_path / "state" / "taor" / "log" / "taor.log")
+    log = open_log("info", verbose=False)
+    try:
+        for n in range(3000):  # past 1 MB: the log rotates, and a new file is started
+            log.info("line %d %s", n, "x" * 400)
+    finally:
+        close_log(log)
+
+    modes = _modes(old.parent)
+    assert {"taor.log", "taor.log.1"} <= set(modes)
+    assert modes == {".": 0o700, **{name: 0o600 for name in modes if name != "."}}
+
+
+def _old_log(path: Path) -> Path:
+    """A log left by an earlier taor, with the umask's modes."""
+    path.parent.mkdir(parents=True)
+    path.parent.chmod(0o755)
+    path.write_text("earlier\n")
+    path.chmod(0o644)
+    return path
