@@ -149,6 +149,56 @@ def test_installing_prepares_the_prompt_cache_for_the_first_run(tmp_path: Path) 
     assert asyncio.run(first_run())
 
 
+def test_only_taor_with_its_key_may_use_the_server(tmp_path: Path) -> None:
+    """Another local user reaches the port but not the conversation: every request but
+    /health needs the key, the slot listing is off, and the saved prefix is 0600 in a 0700
+    folder."""
+    import httpx2
+
+    prefix = tmp_path / "prefix"
+    model = connect("local", env={**MODELS, "TAOR_LOCAL_PREFIX_DIR": str(prefix)})
+    assert isinstance(model, LocalModel)
+    request = Request(messages=(Message.user("Reply with one word: ready"),), max_tokens=4)
+
+    async def probe() -> dict[str, int]:
+        try:
+            await complete(model, request)  # taor's own client, with the key
+            assert model.server.base_url is not None
+            address = model.server.base_url.removesuffix("/v1")
+            api_key = getattr(model.server, "api_key", "")
+            key = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+            async with httpx2.AsyncClient(timeout=30) as client:
+                chat = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+                steal = {"filename": "stolen.bin"}
+                return {
+                    "health": (await client.get(f"{address}/health")).status_code,
+                    "chat": (
+                        await client.post(f"{address}/v1/chat/completions", json=chat)
+                    ).status_code,
+                    "save": (
+                        await client.post(f"{address}/slots/0?action=save", json=steal)
+                    ).status_code,
+                    "wrong key": (
+                        await client.post(
+                            f"{address}/slots/0?action=save",
+                            json=steal,
+                            headers={"Authorization": "Bearer guess"},
+                        )
+                    ).status_code,
+                    "slots": (await client.get(f"{address}/slots", headers=key)).status_code,
+                }
+        finally:
+            await model.aclose()
+
+    statuses = asyncio.run(probe())
+    assert statuses["health"] == 200
+    assert statuses["chat"] == statuses["save"] == statuses["wrong key"] == 401
+    assert statuses["slots"] != 200
+    assert not list(prefix.glob("stolen*"))
+    (saved,) = prefix.glob("prefix-*.bin")
+    assert saved.stat().st_mode & 0o777 == 0o600 and prefix.stat().st_mode & 0o777 == 0o700
+
+
 CHILD = """
 import asyncio, sys
 from taor.llm import Message, Request, complete, connect

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from taor.env.envvars import (
     command_environ,
@@ -88,6 +90,15 @@ LEAKY = {
     "JWT": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig",
     "PEM": "-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n",
     "SESSION_COOKIE": "x",
+    "NOTIFY": "https://hooks.slack.com/services/T0123ABCD/B0456EFGH/abcdefghijklmnopqrstuvwx",
+    "CHAT_WORKFLOW": "https://hooks.slack.com/workflows/T01/A02/123/abcDEF",
+    "DISCORD": "https://discord.com/api/webhooks/123456789/abcDEF-ghi_jkl",
+    "CONNECTION": "Server=db;Database=app;User Id=u;Password=hunter2;",
+    "ODBC": "Driver={ODBC Driver 18};Server=db;UID=u;PWD=hunter2",
+    "LIBPQ": "host=db user=app password=hunter2 dbname=app",
+    "QUERY": "https://api.example.com/login?user=u&password=hunter2",
+    "DSN_URL": "postgres://u:pw@host/db",
+    "JSON_CONFIG": '{"user": "u", "password": "hunter2"}',
 }
 # Ordinary values that look a little like the patterns above must still pass.
 HARMLESS = {
@@ -104,6 +115,11 @@ HARMLESS = {
     "TASK": "sk-learn upgrade",
     "DISPLAY": ":0",
     "LS_COLORS": "rs=0:di=01;34:ln=01;36",
+    "SLACK_DOCS": "https://api.slack.com/messaging/webhooks",
+    "LOGIN_HELP": "use --password-stdin, or set password_file=/run/secrets/db",
+    "PROMPT_COMMAND": "echo $(pwd)",
+    "REGISTRY": "https://registry.npmjs.org:443/@scope/pkg",
+    "NO_PW_FIELD": "Server=db;Password=;",
 }
 
 
@@ -122,3 +138,31 @@ def test_ordinary_variables_pass(name: str) -> None:
 def test_core_only_also_drops_an_allowlisted_name_holding_a_credential() -> None:
     host = {"PATH": "/usr/bin", "HOME": "https://me:pw@host/"}
     assert filter_environ(host, "core_only") == {"PATH": "/usr/bin"}
+
+
+_WORD = st.text("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", min_size=1)
+_PASSWORD = st.text(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$*+,%", min_size=1
+)
+
+
+@given(_WORD, _WORD, _WORD)
+def test_every_slack_webhook_is_a_secret(team: str, channel: str, key: str) -> None:
+    url = f"https://hooks.slack.com/services/T{team}/B{channel}/{key}"
+    assert is_secret("NOTIFY_URL", url)
+    assert is_secret("X", f"curl -X POST {url} -d '{{}}'")
+
+
+@given(_WORD, _PASSWORD, st.sampled_from(["Password", "password", "PWD", "Pwd", "passwd"]))
+def test_every_password_field_of_a_connection_string_is_a_secret(
+    user: str, password: str, field: str
+) -> None:
+    assert is_secret("CONN", f"Server=db,1433;User Id={user};{field}={password};Encrypt=yes")
+    assert is_secret("CONN", f"{field} = {password}")
+    assert is_secret("URL", f"https://h.example/x?user={user}&{field}={password}")
+
+
+@given(st.sampled_from(["postgres", "mysql", "mongodb+srv", "redis", "amqp"]), _WORD, _PASSWORD)
+def test_every_url_with_a_password_is_a_secret(scheme: str, user: str, password: str) -> None:
+    assert is_secret("DB", f"{scheme}://{user}:{password}@db.internal:5432/app")
+    assert is_secret("DB", f"{scheme}://:{password}@db.internal/0")

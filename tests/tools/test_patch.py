@@ -324,6 +324,42 @@ def test_context_lines_keep_their_own_ending_inside_a_hunk() -> None:
     assert content(update("x\ny\r\nz\r\n", " x", " y", "-z", "+Z"), "f.py") == "x\ny\r\nZ\r\n"
 
 
+def test_lone_carriage_returns_end_lines_too_and_are_kept() -> None:
+    mixed = "one\r\ntwo\rthree\nfour\rfive\r\nsix\r\n"  # CRLF the most common
+    result = update(mixed, " two", "-three", "+THREE", " four")
+    assert content(result, "f.py") == "one\r\ntwo\rTHREE\r\nfour\rfive\r\nsix\r\n"
+    assert result.notes == ()
+    old_mac = "a\rb\rc\r"
+    assert content(update(old_mac, " a", "-b", "+B", "+B2"), "f.py") == "a\rB\rB2\rc\r"
+
+
+def test_a_hunk_matches_across_every_kind_of_line_ending() -> None:
+    mixed = "def f():\r\n    x = 1\r    y = 2\n    return x\r\n"
+    result = update(mixed, " def f():", "-    x = 1", "-    y = 2", "+    x = y = 2", " return x")
+    assert content(result, "f.py") == "def f():\r\n    x = y = 2\r\n    return x\r\n"
+
+
+@given(
+    st.lists(
+        st.tuples(st.text("abc ", min_size=1, max_size=4), st.sampled_from(["\n", "\r\n", "\r"])),
+        min_size=2,
+        max_size=8,
+    ),
+    st.data(),
+)
+def test_replacing_any_line_of_a_mixed_file_keeps_every_other_line_as_it_was(
+    lines: list[tuple[str, str]], data: st.DataObject
+) -> None:
+    at = data.draw(st.integers(0, len(lines) - 1))
+    text = "".join(t + e for t, e in lines)
+    context = [f" {t}" for t, _ in lines[:at]]
+    result = update(text, *context, f"-{lines[at][0]}", "+NEW")
+    out = content(result, "f.py")
+    assert out is not None
+    assert out.startswith("".join(t + e for t, e in lines[:at]) + "NEW")
+    assert out.endswith("".join(t + e for t, e in lines[at + 1 :]))
+
+
 def test_byte_order_mark_is_kept_and_ignored_for_matching() -> None:
     assert content(update("\ufeffa\nb\n", "-a", "+A"), "f.py") == "\ufeffA\nb\n"
 

@@ -2,15 +2,20 @@
 ``$XDG_STATE_HOME/taor/log/taor.log`` on Linux, 1 MB x 4 files), at the configured level, and
 with ``--verbose`` also on stderr. It tells what each run did: its session, each model response
 with the provider's id (quote it to the provider's support), retries, tool calls, limits and
-errors. Keys are never in it: nothing logged comes from the environment or the config."""
+errors. Keys are never in it: nothing logged comes from the environment or the config. The
+folder is 0700 and every log file 0600 (also those rotation starts): only their owner reads
+them."""
 
 from __future__ import annotations
 
+import io
 import logging
+import os
 import sys
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
+from taor._private import private_dir, private_open
 from taor.agent.events import (
     ErrorEvent,
     Event,
@@ -38,8 +43,8 @@ def open_log(level: str, *, verbose: bool) -> logging.Logger:
     log = logging.Logger("taor", logging.DEBUG if verbose else level.upper())
     path = log_file()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handler = RotatingFileHandler(path, maxBytes=1_000_000, backupCount=3, encoding="utf-8")
+        private_dir(path.parent)
+        handler = _PrivateFileHandler(path, maxBytes=1_000_000, backupCount=3, encoding="utf-8")
     except OSError:
         pass  # no log file is no reason to refuse to work; `taor doctor` reports it
     else:
@@ -51,6 +56,15 @@ def open_log(level: str, *, verbose: bool) -> logging.Logger:
         stderr.setFormatter(logging.Formatter("taor: %(message)s"))
         log.addHandler(stderr)
     return log
+
+
+class _PrivateFileHandler(RotatingFileHandler):
+    """A rotating log whose every file is created 0600 (an existing one is brought to it)."""
+
+    def _open(self) -> io.TextIOWrapper:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC
+        fd = private_open(self.baseFilename, flags)
+        return open(fd, "a", encoding=self.encoding, errors=self.errors)
 
 
 def close_log(log: logging.Logger) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import time
 from pathlib import Path
 
 from taor.errors import ConfigurationError
@@ -43,8 +42,10 @@ def history_path(cwd: Path) -> Path:
 
 
 def new_path(folder: Path, session_id: str) -> Path:
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    return folder / f"{stamp}-{session_id}.jsonl"
+    """A new transcript's file; names sort by the session's start (``transcript_name``)."""
+    from taor.agent.record.persist import transcript_name
+
+    return folder / transcript_name(session_id)
 
 
 def session_id(path: Path) -> str:

@@ -9,8 +9,9 @@ Host variables that look like credentials are never passed on, by name or by val
   ``http://user:pw@proxy`` in ``HTTPS_PROXY``), a well-known token (GitHub ``ghp_``/``gho_``/
   ``ghu_``/``ghs_``/``ghr_``/``github_pat_``, OpenAI/Anthropic ``sk-``, Slack ``xox?-``, AWS
   ``AKIA``/``ASIA`` key ids, GitLab ``glpat-``, Google ``AIza``, npm ``npm_``, Hugging Face
-  ``hf_``, Stripe ``sk_live_``/``rk_live_``, SendGrid ``SG.``), a JSON Web Token, or a PEM
-  private key.
+  ``hf_``, Stripe ``sk_live_``/``rk_live_``, SendGrid ``SG.``), a JSON Web Token, a PEM
+  private key, a Slack or Discord webhook URL, or a password field (``Password=...`` in a
+  connection string, ``password=...`` in a URL's query or a libpq DSN, ``"password": "..."``).
 
 Policies:
 
@@ -52,6 +53,10 @@ _SECRET_VALUE = re.compile(
     r"|\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}"
     r"|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\."  # a JSON Web Token
     r"|-----BEGIN [A-Z ]*PRIVATE KEY-----"
+    r"|\bhooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]+"  # a Slack webhook
+    r"|\bdiscord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]+"  # a Discord webhook
+    r"|(?<![A-Za-z0-9_])(?i:password|passwd|pwd)\s*=\s*[^\s;&'\"]"  # Password=x;, ?password=x
+    r"|\"(?i:password|passwd)\"\s*:\s*\"[^\"]"  # "password": "x" (JSON)
 )
 
 CORE_NAMES = frozenset(

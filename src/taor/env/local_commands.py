@@ -51,7 +51,8 @@ class Commands:
     async def run(self, command: str, **options: Any) -> CommandResult:
         """``run_command(command, **options)``, tracked until ``end_all``."""
         self._watchdog.ensure()
-        options["env"] = {**(options.get("env") or os.environ), reaper.MARKER: self.id}
+        given = options.get("env")  # {} (the "none" policy) is an empty environment, not a default
+        options["env"] = {**(os.environ if given is None else given), reaper.MARKER: self.id}
         task = asyncio.current_task()
         if task is not None:
             self._tasks.add(task)

@@ -14,6 +14,8 @@ be reached:
   read-only. A toolchain under the home is bound as its top directory (``~/.pyenv``), except
   under directories that hold credentials (``~/.config``, ``~/.local``, ``~/.ssh``, ...), where
   only the ``PATH`` entry itself is bound;
+- in what is bound read-only, the toolchains' credential files (cargo's ``credentials.toml``,
+  ``.npmrc``, ``.netrc``, ``.aws``, ...) hidden (``taor.env.sandbox_secrets``);
 - the caller's extra read-only paths, then the workspace and allowed roots read-write.
 """
 
@@ -23,6 +25,8 @@ import glob
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+
+from taor.env.sandbox_secrets import homes_of, masks
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 HIDDEN_FILES = (
@@ -83,9 +87,10 @@ def mount_options(
     readable = [*toolchain_paths(environ, account_home), *map(str, ro_paths)]
     if network:
         readable += _resolver()
-    for path in dict.fromkeys(readable):
-        if os.path.exists(path):
-            options += ["--ro-bind", path, path]
+    bound = [path for path in dict.fromkeys(readable) if os.path.exists(path)]
+    for path in bound:
+        options += ["--ro-bind", path, path]
+    options += masks(bound, homes_of(environ, account_home))  # credentials in what is bound
     for path in writable:
         if os.path.exists(path):  # a missing allowed root can't be bound (nor written)
             options += ["--bind", path, path]

@@ -5,15 +5,16 @@ Each hunk is sought from where the previous one ended, after its `@@` hints, in 
 punctuation normalized. Context lines keep the file's own text, so a fuzzy match never
 rewrites a line the patch did not change.
 
-Line endings are kept line by line: every line the patch does not add keeps its own ending (LF
-or CRLF, so a file with mixed endings stays mixed), and an added line takes the file's
-preferred ending (the more common one; on a tie, the first in the file; LF in a file without
-one). As in codex, an updated file always ends with a line ending: a last line that had none
+Line endings are kept line by line: LF, CRLF and a lone CR each end a line, so a hunk matches
+whatever mix a file has; every line the patch does not add keeps its own ending (a file with
+mixed endings stays mixed), and an added line takes the file's preferred ending (the most
+common one; on a tie, the first in the file; LF in a file without one). As in codex, an updated file always ends with a line ending: a last line that had none
 gets the preferred one. A byte-order mark is kept.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -26,6 +27,7 @@ PASSES: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("ignoring leading and trailing whitespace", str.strip),
     ("after normalizing typographic punctuation", normalize_punctuation),
 )
+_LINE_END = re.compile(r"(\r\n|\n|\r)")
 _Line = tuple[str, str | None]  # a line's text and its ending (None: the file's preferred one)
 
 
@@ -107,10 +109,9 @@ def update_text(text: str, hunks: Sequence[Hunk], *, path: str) -> Updated:
 
 def _split(text: str) -> _Doc:
     bom = "\ufeff" if text.startswith("\ufeff") else ""
-    pieces = text[len(bom) :].split("\n")
-    last = pieces.pop()  # the text after the final newline: a last line without an ending
-    lines = [piece.removesuffix("\r") for piece in pieces]
-    endings = ["\r\n" if piece.endswith("\r") else "\n" for piece in pieces]
+    pieces = _LINE_END.split(text[len(bom) :])  # text, ending, text, ending, ..., text
+    last = pieces.pop()  # the text after the final ending: a last line without one
+    lines, endings = pieces[0::2], pieces[1::2]
     if last:
         lines.append(last)
         endings.append("")
@@ -118,11 +119,12 @@ def _split(text: str) -> _Doc:
 
 
 def _preferred(endings: list[str]) -> str:
-    """The more common of CRLF and LF; on a tie the first one used; LF when there is none."""
-    crlf, lf = endings.count("\r\n"), endings.count("\n")
-    if crlf != lf:
-        return "\r\n" if crlf > lf else "\n"
-    return next((ending for ending in endings if ending), "\n")
+    """The most common of LF, CRLF and CR; on a tie the first one used; LF when there is none."""
+    counts = {ending: endings.count(ending) for ending in endings if ending}
+    if not counts:
+        return "\n"
+    most = max(counts.values())
+    return next(ending for ending in counts if counts[ending] == most)  # dicts keep file order
 
 
 def _join(doc: _Doc, lines: list[_Line]) -> str:

@@ -14,7 +14,6 @@ are left as they were. A session without a transcript forks in memory.
 
 from __future__ import annotations
 
-import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,7 @@ from pathlib import Path
 from taor.agent.checkpoints.log import CheckpointLog
 from taor.agent.checkpoints.records import Before, FileChange, FileState, Note, RewindResult
 from taor.agent.context.ledger import UsageLedger
-from taor.agent.record.persist import create_store
+from taor.agent.record.persist import create_store, transcript_name
 from taor.agent.record.store import JsonlTranscriptStore
 from taor.agent.record.summary import recorded_totals
 from taor.agent.record.transcript import Transcript
@@ -131,8 +130,7 @@ async def fork_conversation(rt: Runtime, turn: int) -> Path | None:
     new_id, old_id = uuid.uuid4().hex, rt.session_id
     fork = None
     if store is not None:
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-        path = store.path.with_name(f"{stamp}-{new_id}.jsonl")
+        path = store.path.with_name(transcript_name(new_id))
         fork = create_store(
             path,
             session_id=new_id,

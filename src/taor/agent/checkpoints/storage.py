@@ -21,6 +21,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from taor._private import private_dir, private_open
 from taor.agent.checkpoints.records import Record, decode, encode
 
 
@@ -50,7 +51,7 @@ class ObjectStore:
         target = self.path(sha)
         if target.is_file():
             return sha
-        target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private_dir(target.parent)
         fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
         try:
             with os.fdopen(fd, "wb") as file:
@@ -68,7 +69,7 @@ class ObjectStore:
             source, target = self.path(sha), other.path(sha)
             if target.is_file() or not source.is_file():
                 continue
-            target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            private_dir(target.parent)
             try:
                 os.link(source, target)
             except OSError:
@@ -110,9 +111,9 @@ class IndexFile:
 
     def _open(self) -> int:
         if self._fd is None:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            private_dir(self.path.parent)
             flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
-            fd = os.open(self.path, flags, 0o600)
+            fd = private_open(self.path, flags)
             if not _ends_a_line(self.path):
                 os.write(fd, b"\n")  # a torn last line: the next record starts on its own
             self._fd = fd

@@ -8,6 +8,7 @@ so the session continues from a valid transcript and the file stays readable by 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,16 @@ class Reopened:
     header: TranscriptHeader
     turns: list[Turn]
     notes: tuple[str, ...]  # what was skipped or repaired, for a warning
+
+
+def transcript_name(session_id: str) -> str:
+    """``<start>-<id>.jsonl``, the start in UTC to the nanosecond and of fixed width, so that
+    names sort by start, also for sessions started in the same second. Names stamped to the
+    second (``20250101T120000-<id>``) still sort among them: before every later second's."""
+    now = time.time_ns()
+    seconds, nanoseconds = divmod(now, 1_000_000_000)
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(seconds))
+    return f"{stamp}.{nanoseconds:09d}-{session_id}.jsonl"
 
 
 def create_store(

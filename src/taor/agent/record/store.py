@@ -33,6 +33,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Protocol
 
+from taor._private import private_dir, private_open
 from taor.agent.record.codec import to_json
 from taor.agent.record.store_load import (
     VERSION,
@@ -75,10 +76,10 @@ class JsonlTranscriptStore:
         """Start a new transcript; an existing file is refused (``open`` continues one)."""
         self._check_unopened()
         record = to_json(header)  # before the file exists: metadata may not be JSON data
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC
         try:
-            self._fd = _locked(os.open(self.path, flags, 0o600), self.path)
+            self._fd = _locked(private_open(self.path, flags), self.path)
         except FileExistsError:
             raise TranscriptError(
                 f"{self.path} already exists: open() it to continue that session, "
@@ -92,7 +93,8 @@ class JsonlTranscriptStore:
         """Load an existing transcript and get ready to append after its last complete record."""
         self._check_unopened()
         try:
-            fd = _locked(os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC), self.path)
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC
+            fd = _locked(private_open(self.path, flags), self.path)
         except FileNotFoundError:
             raise TranscriptError(f"{self.path}: no such transcript") from None
         try:

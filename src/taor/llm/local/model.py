@@ -61,6 +61,7 @@ class LocalModel(OpenAICompatModel):
         async with self._starting:  # two subagents asking at once start one server
             if self._base_url is None:
                 self._base_url = await self.server.start()
+                self._api_key = self.server.api_key  # the client is made after, with it
 
     async def aclose(self) -> None:
         await super().aclose()

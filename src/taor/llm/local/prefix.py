@@ -17,6 +17,8 @@ import hashlib
 import os
 from pathlib import Path
 
+from taor._private import make_private
+
 DIRECTORY_VAR = "TAOR_LOCAL_PREFIX_DIR"  # "" or "off" turns the saved prefix off
 TIMEOUT = 30.0
 
@@ -41,22 +43,24 @@ def prefix_name(model_path: str, context_size: int, template_file: str) -> str:
     return f"prefix-{digest.hexdigest()[:20]}.bin"
 
 
-async def restore(address: str, directory: str, name: str) -> bool:
-    """Load the saved slot into slot 0; False when there is none or the server refuses it."""
+async def restore(address: str, directory: str, name: str, *, key: str = "") -> bool:
+    """Load the saved slot into slot 0; False when there is none or the server refuses it.
+    ``key``: the server's API key."""
     if not directory or not (Path(directory) / name).is_file():
         return False
-    return await _slot_action(address, "restore", name)
+    return await _slot_action(address, "restore", name, key)
 
 
-async def save(address: str, directory: str, name: str) -> bool:
+async def save(address: str, directory: str, name: str, *, key: str = "") -> bool:
     """Save slot 0 under a name of this process's, then put it in place in one rename (two
     taor processes saving at once each leave a whole file)."""
     if not directory:  # the server child made the directory
         return False
     partial = f"{name}.{os.getpid()}.part"
-    if not await _slot_action(address, "save", partial):
+    if not await _slot_action(address, "save", partial, key):
         return False
     try:
+        make_private(Path(directory) / partial)  # llama.cpp wrote it with the umask's mode
         os.replace(Path(directory) / partial, Path(directory) / name)
     except OSError:
         with contextlib.suppress(OSError):
@@ -65,13 +69,14 @@ async def save(address: str, directory: str, name: str) -> bool:
     return True
 
 
-async def _slot_action(address: str, action: str, filename: str) -> bool:
+async def _slot_action(address: str, action: str, filename: str, key: str) -> bool:
     import httpx2
 
     url = f"{address}/slots/0?action={action}"
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
     try:
         async with httpx2.AsyncClient(timeout=TIMEOUT) as client:
-            response = await client.post(url, json={"filename": filename})
+            response = await client.post(url, json={"filename": filename}, headers=headers)
     except httpx2.HTTPError:
         return False
     return response.status_code == 200

@@ -8,6 +8,13 @@ the server, and the kernel closes it when the parent dies however it dies (SIGKI
 so no server outlives taor.
 Its standard error is llama.cpp's log, which it removes as it goes (a failed start keeps it for
 the parent to quote).
+
+The server answers only requests that carry the API key the parent made for it (in
+``TAOR_LOCAL_SERVER_KEY``, not on the command line, which every local user can read): another
+user on the machine can reach the port but neither read the conversation nor save the slot to
+a file. ``/health`` stays open (llama.cpp's choice). The slot listing (``GET /slots``, which
+shows the prompt) is off; saving and restoring slots, for the saved prompt prefix, works only
+in the prefix directory (0700), and only with the key.
 """
 
 from __future__ import annotations
@@ -19,9 +26,14 @@ import sys
 import threading
 from typing import Any
 
+from taor._private import private_dir
+
+KEY_VAR = "TAOR_LOCAL_SERVER_KEY"
+
 
 def main(argv: list[str]) -> int:
     settings = json.loads(argv[0])
+    settings["api_key"] = os.environ.pop(KEY_VAR, "")
     threading.Thread(target=_exit_when_parent_goes, args=(argv[1],), daemon=True).start()
     import xllamacpp
 
@@ -54,6 +66,10 @@ def _params(xllamacpp: Any, settings: dict[str, Any]) -> Any:
     params.hostnames = ["127.0.0.1"]
     params.port = 0  # a free port, read back from listening_address
     params.ui = False
+    if settings.get("api_key"):
+        params.api_keys = [settings["api_key"]]
+    params.endpoint_slots = False  # GET /slots shows each slot's prompt
+    params.endpoint_props = params.endpoint_metrics = False
     params.use_jinja = True
     # Weights as stored, not repacked for the CPU's wide instructions: measured on 2 AVX2
     # cores, the server is up about 1 s sooner and reads prompts about 30% faster, and it
@@ -62,11 +78,10 @@ def _params(xllamacpp: Any, settings: dict[str, Any]) -> Any:
     params.cache_ram_mib = settings["cache_ram_mib"]
     params.sampling.temp = settings["temperature"]  # for requests that set none
     if settings.get("prefix_dir"):  # the saved prompt prefix (prefix.py) is read and written here
-        os.makedirs(settings["prefix_dir"], exist_ok=True)
+        private_dir(settings["prefix_dir"])  # only its owner reads the saved conversation
         params.slot_save_path = os.path.join(
             settings["prefix_dir"], ""
         )  # llama.cpp appends the name
-        params.endpoint_slots = True
     if settings.get("chat_template_file"):
         with open(settings["chat_template_file"], encoding="utf-8") as file:
             params.chat_template = file.read()

@@ -6,7 +6,8 @@ The child gets a pipe as its standard input and exits when it closes, so closing
 OpenMP is told not to spin (``OMP_WAIT_POLICY=PASSIVE``; the server's CPU poll is 0 too):
 a spinning server halves the speed of every other process on the machine, tools included.
 llama.cpp's log goes to a temporary file, quoted when the server fails to start and removed
-when it stops.
+when it stops. Each start makes a new random API key (``api_key``), which the server requires
+of every request but ``/health`` (``serve``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -26,6 +28,7 @@ from typing import IO, NoReturn
 
 from taor.errors import ServerError
 from taor.llm.local.prefix import prefix_name, restore, save
+from taor.llm.local.serve import KEY_VAR
 
 PROVIDER = "local"
 START_TIMEOUT = 300.0  # loading from a cold, slow disk; a loaded model answers health at once
@@ -52,6 +55,7 @@ class LocalServer:
         self._process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
         self.base_url: str | None = None
+        self.api_key = ""  # the running server's, made anew by each start
         self.started_in: float | None = None  # seconds from spawn to healthy
         self.prefix_restored = False
         self._prefix = prefix_name(
@@ -66,11 +70,14 @@ class LocalServer:
         if self.base_url is not None:
             return self.base_url
         began = time.monotonic()
+        self.api_key = secrets.token_urlsafe(32)
         process = self._spawn()
         try:
             address = await self._address(process)
             await _wait_healthy(address, process)
-            self.prefix_restored = await restore(address, self.settings.prefix_dir, self._prefix)
+            self.prefix_restored = await restore(
+                address, self.settings.prefix_dir, self._prefix, key=self.api_key
+            )
         except BaseException:  # a failure, a timeout or a cancel: no half-started server
             await self.stop(keep_log=True)
             raise
@@ -88,7 +95,8 @@ class LocalServer:
         """Save the server's prompt cache for the next server with these settings."""
         if self.base_url is None:
             return False
-        return await save(self.base_url.removesuffix("/v1"), self.settings.prefix_dir, self._prefix)
+        address = self.base_url.removesuffix("/v1")
+        return await save(address, self.settings.prefix_dir, self._prefix, key=self.api_key)
 
     async def _address(self, process: subprocess.Popen[bytes]) -> str:
         try:
@@ -107,6 +115,7 @@ class LocalServer:
             prefix="taor-llama-", suffix=".log", delete=False
         )
         env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
+        env[KEY_VAR] = self.api_key
         package_root = str(Path(__file__).resolve().parents[3])
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
         settings = json.dumps(dataclasses.asdict(self.settings))
