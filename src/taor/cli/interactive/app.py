@@ -25,7 +25,7 @@ from taor.agent.context.mentions import attach_mentions
 from taor.agent.record.turns import UserTurn
 from taor.agent.session import Session
 from taor.cli import sessions
-from taor.cli.interactive import stopping
+from taor.cli.interactive import shell, stopping
 from taor.cli.interactive.commands import is_command, run_command
 from taor.cli.interactive.events import EventView
 from taor.cli.interactive.live import Live
@@ -61,6 +61,10 @@ class Repl:
         self.status = Status.of(session)
         self.prompt = prompt_session(self, self.root)
         self.draft = ""  # what the next prompt starts with
+        self.keys_pressed = 0  # counted by the prompt, so a second Ctrl-C knows it is next
+        self.exit_armed: tuple[float, int] | None = None  # a first Ctrl-C: when, at which key
+        self.shell_task: asyncio.Task[None] | None = None  # a ``!command`` running
+        self.shell_notes: list[str] = []  # ``!command`` outputs for the model's next input
         self._leaving = False
         self._reader: asyncio.Task[None] | None = None
 
@@ -108,17 +112,24 @@ class Repl:
         if is_command(text.strip()):
             await run_command(self, text.strip())
             return
+        if shell.is_shell(text.strip()):
+            shell.start(self, text.strip())
+            return
+        if self.session.state == "closed":  # it ended on its own (a bad key, say)
+            await self.renew()
         attached = await attach_mentions(text, self.session.environment)
         for problem in attached.problems:
             self.screen.line(f"⚠ {problem}", "yellow")
         if attached.files:
             self.screen.line(f"  attached: {', '.join(attached.files)}", "dim")
+        sent = "\n\n".join([*self.shell_notes, attached.text])
         if self.busy:
-            self.session.steer(attached.text)
+            self.session.steer(sent)
         else:
-            self.view.typed.append(attached.text)
+            self.session.submit(sent)  # its events come through _read
+            self.view.typed.append(sent)
             self.live.busy_since = self.clock()
-            self.session.submit(attached.text)  # its events come through _read
+        self.shell_notes.clear()
         self.redraw()
 
     async def _guarded(self, work: Awaitable[None]) -> None:
@@ -142,6 +153,13 @@ class Repl:
         self._reader = asyncio.create_task(self._read(new))
         await new.start()
         self.refresh_status()
+
+    async def renew(self) -> None:
+        """A new session with the same settings in place of one that has ended."""
+        from taor.cli.interactive.commands_session import switch
+
+        await switch(self)
+        self.screen.line("new session, same settings (the last one ended)", "dim")
 
     # --- what the keys and commands call ---
 
@@ -202,7 +220,7 @@ class Repl:
     async def _tick(self) -> None:
         while True:
             await asyncio.sleep(TICK)
-            if self.busy or self.asking.asking or self.live.calls:
+            if self.busy or self.asking.asking or self.live.calls or self.exit_armed:
                 self.redraw()
 
     async def _end(self, session: Session) -> None:

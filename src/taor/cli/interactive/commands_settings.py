@@ -60,10 +60,7 @@ async def permissions(repl: Repl, argument: str) -> None:
         if argument not in MODES:
             repl.screen.line(f"✗ the mode is one of {', '.join(MODES)}", "red")
             return
-        current = repl.session.config.permissions
-        mode = cast("PermissionMode", argument)
-        repl.session.configure(permissions=dataclasses.replace(current, mode=mode))
-        repl.refresh_status()
+        set_mode(repl, cast("PermissionMode", argument))
     rules = repl.session.permission_rules()
     lines = [f"permission mode: {rules.mode} (/permissions {'|'.join(MODES)})"]
     for title, found in (
@@ -73,6 +70,27 @@ async def permissions(repl: Repl, argument: str) -> None:
     ):
         lines.append(f"  {title}: {', '.join(found) if found else '-'}")
     repl.screen.line("\n".join(lines))
+
+
+def set_mode(repl: Repl, mode: PermissionMode) -> None:
+    current = repl.session.config.permissions
+    repl.session.configure(permissions=dataclasses.replace(current, mode=mode))
+    repl.refresh_status()
+
+
+def next_mode(current: str, started: str) -> PermissionMode:
+    """The mode Shift-Tab moves to: default → accept_edits → plan → default; bypass is in
+    the round only for a session started in it (it is never one key press away otherwise)."""
+    modes = [m for m in MODES if m != "bypass" or started == "bypass"]
+    at = modes.index(current) if current in modes else -1
+    return cast("PermissionMode", modes[(at + 1) % len(modes)])
+
+
+def cycle_mode(repl: Repl) -> None:
+    """Shift-Tab: the next permission mode, shown in the status line."""
+    if repl.session.state == "closed":
+        return
+    set_mode(repl, next_mode(repl.session.config.permissions.mode, repl.settings.permission_mode))
 
 
 async def compact(repl: Repl, argument: str) -> None:

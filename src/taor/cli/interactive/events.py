@@ -107,6 +107,7 @@ class EventView(ToolCallView):
 
     def on_assistant_text_delta(self, event: AssistantTextDelta) -> None:
         self._thinking_done()
+        self.live.heard = time.monotonic()
         for block in self.blocks.feed(event.delta):
             self.screen.markdown(block, gap=True)
         self.live.text = self.blocks.pending
@@ -122,6 +123,7 @@ class EventView(ToolCallView):
 
     def on_thinking_delta(self, event: ThinkingDelta) -> None:
         self.live.thinking += event.delta
+        self.live.heard = time.monotonic()
 
     def _thinking_done(self) -> None:
         if self.live.thinking.strip():
@@ -207,8 +209,12 @@ class EventView(ToolCallView):
         self.live.compacting = False
 
     def on_session_end(self, event: SessionEnd) -> None:
+        self.live.clear()
+        self.live.busy_since, self.live.cycle = None, False
         if event.reason != "closed":  # it ended on its own (a bad key, say)
-            self.screen.line(f"■ the session ended: {event.reason}; /clear starts a new one", "red")
+            self.screen.line(
+                f"■ the session ended: {event.reason}; the next input starts a new one", "red"
+            )
 
     def on_error(self, event: ErrorEvent) -> None:
         self.screen.line(f"✗ {event.message}", "bold red")

@@ -1,6 +1,7 @@
 """The keys of the prompt. Enter sends; Ctrl-J, Alt-Enter, or a ``\\`` before Enter start a new
 line; Ctrl-C interrupts the agent (denying an open permission request), clears a draft, and at
-an empty idle prompt exits, as Ctrl-D does (``stopping``); Ctrl-O shows the last folded output
+an empty idle prompt asks to be pressed again to exit (``stopping``); Esc interrupts the agent
+as Ctrl-C does; Shift-Tab moves to the next permission mode; Ctrl-O shows the last folded output
 whole (the whole diff of an edit asked about, while asked). Once a permission question's keys
 show, they answer it and other keys are ignored; before, keys type into the draft
 (``permission``)."""
@@ -10,11 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from prompt_toolkit.application import get_app
-from prompt_toolkit.filters import Condition
+from prompt_toolkit.filters import Condition, has_completions
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
 from taor.cli.interactive import stopping
+from taor.cli.interactive.commands_settings import cycle_mode
 
 if TYPE_CHECKING:
     from taor.cli.interactive.app import Repl
@@ -46,6 +48,14 @@ def key_bindings(repl: Repl) -> KeyBindings:
     @keys.add("c-c")
     def interrupt(event: KeyPressEvent) -> None:
         stopping.ctrl_c(repl, event.current_buffer)
+
+    @keys.add("escape", filter=typing & Condition(lambda: repl.busy or repl.asking.asking))
+    def stop(event: KeyPressEvent) -> None:
+        stopping.ctrl_c(repl, event.current_buffer)
+
+    @keys.add("s-tab", filter=typing & ~has_completions)
+    def mode(event: KeyPressEvent) -> None:
+        cycle_mode(repl)
 
     @keys.add("c-d", filter=Condition(lambda: not get_app().current_buffer.text))
     def leave(event: KeyPressEvent) -> None:

@@ -16,6 +16,7 @@ from prompt_toolkit.output import create_output
 from prompt_toolkit.styles import Style
 
 from taor.cli import sessions
+from taor.cli.interactive import stopping
 from taor.cli.interactive.commands import COMMANDS
 from taor.cli.interactive.completion import PromptCompleter
 from taor.cli.interactive.keys import key_bindings
@@ -45,7 +46,7 @@ STYLE = Style.from_dict(
 
 
 def prompt_session(repl: Repl, root: Path) -> PromptSession[str]:
-    return PromptSession(
+    session: PromptSession[str] = PromptSession(
         message=lambda: message(repl),
         bottom_toolbar=lambda: toolbar(repl),
         key_bindings=key_bindings(repl),
@@ -57,6 +58,12 @@ def prompt_session(repl: Repl, root: Path) -> PromptSession[str]:
         output=create_output(always_prefer_tty=True),
         reserve_space_for_menu=3,
     )
+    session.app.key_processor.before_key_press += lambda _: _counted(repl)
+    return session
+
+
+def _counted(repl: Repl) -> None:
+    repl.keys_pressed += 1
 
 
 def _history(root: Path) -> History:
@@ -85,4 +92,6 @@ def message(repl: Repl) -> StyleAndTextTuples:
 
 def toolbar(repl: Repl) -> StyleAndTextTuples:
     width = get_app().output.get_size().columns
+    if stopping.exit_hint(repl):
+        return [("class:bottom-toolbar", " press Ctrl-C again to exit")]
     return [("class:bottom-toolbar", repl.status.line(width))]
