@@ -41,6 +41,7 @@ from taor.errors import TaorError
 from taor.llm.model import Model
 
 TICK = 0.1  # seconds between redraws of the spinners while the agent works
+RENEWING = ("/exit", "/quit", "/clear", "/session")  # need no new session for an ended one
 
 
 class Repl:
@@ -109,14 +110,14 @@ class Repl:
             return
         if not self.screen.terminal:  # the output goes elsewhere: it gets the inputs too
             self.screen.line(f"› {text}")
+        if self.session.state == "closed" and not text.startswith(RENEWING):
+            await self.renew()  # it ended on its own (a bad key, say)
         if is_command(text.strip()):
             await run_command(self, text.strip())
             return
         if shell.is_shell(text.strip()):
             shell.start(self, text.strip())
             return
-        if self.session.state == "closed":  # it ended on its own (a bad key, say)
-            await self.renew()
         attached = await attach_mentions(text, self.session.environment)
         for problem in attached.problems:
             self.screen.line(f"⚠ {problem}", "yellow")

@@ -211,7 +211,14 @@ class EventView(ToolCallView):
     def on_session_end(self, event: SessionEnd) -> None:
         self.live.clear()
         self.live.busy_since, self.live.cycle = None, False
-        if event.reason != "closed":  # it ended on its own (a bad key, say)
+        if event.reason == "authentication failed":
+            self.screen.line(
+                "■ the session ended: authentication failed; check the key (set its variable and"
+                " restart taor, or /model for another provider); the next input starts a new"
+                " session",
+                "red",
+            )
+        elif event.reason != "closed":  # it ended on its own
             self.screen.line(
                 f"■ the session ended: {event.reason}; the next input starts a new one", "red"
             )
