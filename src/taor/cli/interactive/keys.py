@@ -38,6 +38,10 @@ def key_bindings(repl: Repl) -> KeyBindings:
             buffer.delete_before_cursor()
             buffer.insert_text("\n")
         else:
+            # Steering leaves the prompt: it shows queued, then where it reached the model,
+            # after the text being written (not above it).
+            steering = repl.busy and not buffer.text.lstrip().startswith(("/", "!"))
+            event.app.erase_when_done = steering and bool(buffer.text.strip())
             buffer.validate_and_handle()
 
     @keys.add("c-j", filter=typing)
