@@ -31,6 +31,7 @@ from taor.cli.interactive.events import EventView
 from taor.cli.interactive.live import Live
 from taor.cli.interactive.paste import Pastes
 from taor.cli.interactive.permission import PermissionPrompt
+from taor.cli.interactive.picker import Picker
 from taor.cli.interactive.prompt import prompt_session
 from taor.cli.interactive.screen import Screen
 from taor.cli.interactive.status import Status
@@ -66,6 +67,7 @@ class Repl:
         self.exit_armed: tuple[float, int] | None = None  # a first Ctrl-C: when, at which key
         self.shell_task: asyncio.Task[None] | None = None  # a ``!command`` running
         self.shell_notes: list[str] = []  # ``!command`` outputs for the model's next input
+        self.picker: Picker | None = None  # a list to pick from, shown above the prompt
         self._leaving = False
         self._reader: asyncio.Task[None] | None = None
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from prompt_toolkit.application import get_app
-from prompt_toolkit.filters import Condition, has_completions
+from prompt_toolkit.filters import Condition, Filter, has_completions
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
@@ -28,7 +28,8 @@ def key_bindings(repl: Repl) -> KeyBindings:
     keys = KeyBindings()
     asking = Condition(lambda: repl.asking.ready and not repl.asking.reason)
     reason = Condition(lambda: repl.asking.reason)
-    typing = ~asking & ~reason
+    picking = Condition(lambda: repl.picker is not None)
+    typing = ~asking & ~reason & ~picking
     settling = Condition(lambda: repl.asking.asking) & typing  # asked, keys not shown yet
 
     @keys.add("enter", filter=typing)
@@ -80,7 +81,32 @@ def key_bindings(repl: Repl) -> KeyBindings:
         event.current_buffer.insert_text(repl.pastes.insert(event.data))
 
     _answers(keys, repl, asking, reason)
+    _picking(keys, repl, picking & ~asking & ~reason)
     return keys
+
+
+def _picking(keys: KeyBindings, repl: Repl, picking: Filter) -> None:
+    @keys.add("up", filter=picking)
+    @keys.add("down", filter=picking)
+    def move(event: KeyPressEvent) -> None:
+        if repl.picker is not None:
+            repl.picker.move(-1 if event.key_sequence[0].key == Keys.Up else 1)
+
+    @keys.add("enter", filter=picking)
+    def pick(event: KeyPressEvent) -> None:
+        picker, buffer = repl.picker, event.current_buffer
+        choice = picker.choice(buffer.text.strip()) if picker is not None else None
+        if picker is None or choice is None:
+            buffer.reset()  # not a number of the list: typed again
+            return
+        repl.picker = None
+        buffer.text = f"{picker.command} {choice}"
+        buffer.validate_and_handle()
+
+    @keys.add("escape", filter=picking)
+    def leave_list(event: KeyPressEvent) -> None:
+        repl.picker = None
+        event.current_buffer.reset()
 
 
 def _answers(keys: KeyBindings, repl: Repl, asking: Condition, reason: Condition) -> None:

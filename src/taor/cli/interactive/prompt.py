@@ -82,10 +82,15 @@ def message(repl: Repl) -> StyleAndTextTuples:
     mark = ("class:busy-prompt", "› ") if repl.busy else ("class:prompt", "› ")
     if repl.asking.reason:
         mark = ("class:ask", "reason › ")
+    if repl.picker is not None and not app.is_done:
+        mark = ("class:ask", "pick › ")
     if app.is_done:
         return [mark]
     size = app.output.get_size()
     room = max(3, size.rows - 6)
+    if repl.picker is not None:
+        picked = repl.picker.fragments(size.columns, room - repl.live.height(size.columns))
+        return [*repl.live.fragments(size.columns, room, picked), mark]
     question = repl.asking.fragments(size.columns, room - repl.live.height(size.columns))
     return [*repl.live.fragments(size.columns, room, question), mark]
 

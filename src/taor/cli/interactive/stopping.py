@@ -41,6 +41,10 @@ def ctrl_c(repl: Repl, buffer: Buffer) -> None:
         repl.asking.end_reason(buffer, send=False)
     if shell.stop(repl):  # a ``!command`` running
         return
+    if repl.picker is not None:  # a list to pick from: left
+        repl.picker = None
+        buffer.reset()
+        return
     if repl.asking.asking:
         repl.asking.deny_and_interrupt()
     elif repl.busy and repl.session.state != "closed":
