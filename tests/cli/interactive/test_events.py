@@ -96,4 +96,6 @@ def test_a_session_that_ends_on_its_own_says_so(shown: tuple[EventView, io.Strin
     feed(view, SessionEnd(reason="closed"))
     assert out.getvalue() == ""
     feed(view, SessionEnd(reason="authentication failed"))
-    assert "the session ended: authentication failed; /clear starts a new one" in out.getvalue()
+    said = " ".join(out.getvalue().split())  # wrapped to the width
+    assert "the session ended: authentication failed; check the key" in said
+    assert "the next input starts a new session" in said and "Session" not in said

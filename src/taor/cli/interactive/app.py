@@ -19,13 +19,14 @@ from collections.abc import Awaitable
 from logging import Logger
 from pathlib import Path
 
+from platformdirs import user_config_dir
 from prompt_toolkit.application import get_app_or_none
 
 from taor.agent.context.mentions import attach_mentions
 from taor.agent.record.turns import UserTurn
 from taor.agent.session import Session
 from taor.cli import sessions
-from taor.cli.interactive import shell, stopping
+from taor.cli.interactive import commands, shell, stopping
 from taor.cli.interactive.commands import is_command, run_command
 from taor.cli.interactive.events import EventView
 from taor.cli.interactive.live import Live
@@ -61,6 +62,9 @@ class Repl:
             self.screen, self.live, self.folds, self.asking, lambda e: stopping.cycle_ended(self, e)
         )
         self.status = Status.of(session)
+        self.project = sessions.project_root(self.root)
+        self.config_dir = Path(user_config_dir("taor"))
+        self.commands = commands.table(self.project, self.config_dir, trusted=settings.trusted)
         self.prompt = prompt_session(self, self.root)
         self.draft = ""  # what the next prompt starts with
         self.keys_pressed = 0  # counted by the prompt, so a second Ctrl-C knows it is next
@@ -120,6 +124,10 @@ class Repl:
         if shell.is_shell(text.strip()):
             shell.start(self, text.strip())
             return
+        await self.send(text)
+
+    async def send(self, text: str) -> None:
+        """``text`` to the model, its ``@`` files attached: an input, or steering when busy."""
         attached = await attach_mentions(text, self.session.environment)
         for problem in attached.problems:
             self.screen.line(f"⚠ {problem}", "yellow")

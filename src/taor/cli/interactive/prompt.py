@@ -17,7 +17,6 @@ from prompt_toolkit.styles import Style
 
 from taor.cli import sessions
 from taor.cli.interactive import stopping
-from taor.cli.interactive.commands import COMMANDS
 from taor.cli.interactive.completion import PromptCompleter
 from taor.cli.interactive.keys import key_bindings
 
@@ -51,7 +50,7 @@ def prompt_session(repl: Repl, root: Path) -> PromptSession[str]:
         bottom_toolbar=lambda: toolbar(repl),
         key_bindings=key_bindings(repl),
         history=_history(root),
-        completer=PromptCompleter({c.name: c for c in COMMANDS}, root),
+        completer=PromptCompleter(repl.commands, root),
         complete_while_typing=True,
         style=STYLE,
         include_default_pygments_style=False,

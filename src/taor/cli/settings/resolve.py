@@ -44,6 +44,7 @@ class Settings:
     anthropic_key: str | None = None
     openai_key: str | None = None
     gemini_key: str | None = None
+    trusted: bool = False
     # How they were made: where each set value came from, the files looked at (and whether
     # each exists), and the variables providers read their keys from.
     sources: Mapping[str, str] = field(default_factory=dict)
