@@ -40,6 +40,7 @@ from taor.cli.interactive.views import Folds, expanded
 from taor.cli.logs import log_event
 from taor.cli.settings import Settings
 from taor.errors import TaorError
+from taor.llm.catalog import Catalog
 from taor.llm.model import Model
 
 TICK = 0.1  # seconds between redraws of the spinners while the agent works
@@ -128,11 +129,16 @@ class Repl:
 
     async def send(self, text: str) -> None:
         """``text`` to the model, its ``@`` files attached: an input, or steering when busy."""
-        attached = await attach_mentions(text, self.session.environment)
+        model = self.session.model
+        vision = Catalog.default().lookup(model.provider, model.model_id).vision
+        attached = await attach_mentions(text, self.session.environment, images=vision)
         for problem in attached.problems:
             self.screen.line(f"⚠ {problem}", "yellow")
         if attached.files:
             self.screen.line(f"  attached: {', '.join(attached.files)}", "dim")
+        if attached.image_files:
+            names = ", ".join(attached.image_files)
+            self.screen.line(f"  image: {names} (the model opens it with read_file)", "dim")
         sent = "\n\n".join([*self.shell_notes, attached.text])
         if self.busy:
             self.session.steer(sent)

@@ -17,6 +17,7 @@ from prompt_toolkit.keys import Keys
 
 from taor.cli.interactive import stopping
 from taor.cli.interactive.commands_settings import cycle_mode
+from taor.cli.interactive.paste import image_mention
 
 if TYPE_CHECKING:
     from taor.cli.interactive.app import Repl
@@ -78,7 +79,8 @@ def key_bindings(repl: Repl) -> KeyBindings:
 
     @keys.add(Keys.BracketedPaste, filter=typing)
     def paste(event: KeyPressEvent) -> None:
-        event.current_buffer.insert_text(repl.pastes.insert(event.data))
+        image = image_mention(event.data, repl.root)
+        event.current_buffer.insert_text(image or repl.pastes.insert(event.data))
 
     _answers(keys, repl, asking, reason)
     _picking(keys, repl, picking & ~asking & ~reason)
