@@ -94,7 +94,8 @@ class EventView(ToolCallView):
     def on_session_start(self, event: SessionStart) -> None:
         how = "resumed session" if event.resumed else "new session"
         self.screen.line(f"taor · {event.provider}:{event.model} · {how} {event.session_id[:12]}")
-        self.screen.line("\n".join(joined(HINT, self.screen.width())), "dim")
+        if not self.opened.is_set():  # the keys once, not again for each new session
+            self.screen.line("\n".join(joined(HINT, self.screen.width())), "dim")
         self.opened.set()
 
     def on_user_input(self, event: UserInput) -> None:
