@@ -74,8 +74,8 @@ def test_a_bang_command_runs_in_the_project_and_goes_with_the_next_input(
     term.ready()
     term.send("!cat notes.txt && pwd")
     shown = term.wait_for("! cat notes.txt && pwd")
-    term.wait_for("beta")
-    assert server.requests == []  # not sent to the model
+    term.wait_for("(the model gets this with your next input)")
+    assert server.requests == []  # not sent to the model yet
     term.send("what do you see?")
     term.wait_for("I see the notes.")
     sent = server.requests[-1].json["messages"][-1]["content"]

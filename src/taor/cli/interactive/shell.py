@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from rich.text import Text
+
 from taor.cli.interactive.live import RunningCall
 from taor.cli.interactive.views import Fold, call_line, folded
 from taor.errors import TaorError
@@ -81,6 +83,7 @@ async def _run(repl: Repl, command: str) -> None:
     repl.screen.print(
         call_line(f"! {command}", failed=failed, seconds=result.duration),
         folded(output, number, style="red" if failed else ""),
+        Text("  (the model gets this with your next input)", style="dim"),
         "",
     )
     repl.shell_notes.append(for_the_model(command, result.output, result.exit_code))
