@@ -1,11 +1,13 @@
 """``Repl``: the interactive loop. One task reads the session's events and shows them
 (``events.EventView``) while the prompt reads input in the same asyncio loop, so typing goes on
 while the agent works: a line typed then steers the running cycle, a line typed while idle
-starts one, a ``/`` line is a local command (``commands``).
+starts one, a ``/`` line is a local command (``commands``), a ``!`` line a shell command run
+here (``shell``).
 
 The session comes from ``taor.cli.setup`` like a headless run's; ``/clear`` and ``/session``
-replace it with another made the same way (same model and settings). Leaving (Ctrl-D, Ctrl-C
-at an empty prompt, ``/exit``, a signal: ``stopping``) closes the session properly: the cycle
+replace it with another made the same way (same model and settings), as does the next input
+after the session ended on its own (a rejected key). Leaving (Ctrl-D, Ctrl-C twice at an empty
+prompt, ``/exit``, a signal: ``stopping``) closes the session properly: the cycle
 in flight is interrupted, its pending calls answered, the transcript flushed.
 """
 
@@ -237,7 +239,11 @@ class Repl:
     async def _tick(self) -> None:
         while True:
             await asyncio.sleep(TICK)
-            if self.busy or self.asking.asking or self.live.calls or self.exit_armed:
+            hint = self.exit_armed is not None and stopping.exit_armed(self)
+            if self.busy or self.asking.asking or self.live.calls or hint:
+                self.redraw()
+            elif self.exit_armed is not None:  # its time is up: the hint goes, once
+                self.exit_armed = None
                 self.redraw()
 
     async def _end(self, session: Session) -> None:
