@@ -35,9 +35,8 @@ def test_missing_key_names_the_variable(model: str, variable: str) -> None:
 
 
 def test_openai_compat_needs_a_base_url_but_no_key() -> None:
-    with pytest.raises(ConfigurationError, match="OPENAI_COMPAT_BASE_URL") as refused:
+    with pytest.raises(ConfigurationError, match="OPENAI_COMPAT_BASE_URL"):
         connect("openai-compat:qwen2.5-coder", env={})
-    assert "in code" not in str(refused.value)  # the command shows it: no library wording
     model = connect(
         "openai-compat:qwen2.5-coder", env={"OPENAI_COMPAT_BASE_URL": "http://127.0.0.1:1/v1"}
     )

@@ -91,7 +91,7 @@ def connect(
         )
     if provider == "openai-compat" and not base_url:
         raise ConfigurationError(
-            "openai-compat needs the server's URL: give --base-url or set "
+            "openai-compat needs the server's URL: give --base-url (base_url= in code) or set "
             "OPENAI_COMPAT_BASE_URL, for example http://localhost:11434/v1 for Ollama"
         )
     module_name, _, class_name = spec.adapter.partition(":")

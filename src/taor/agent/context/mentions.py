@@ -69,12 +69,15 @@ async def attach_mentions(
                 continue
             found = await _read(environment, path)
             picture = _image(found, max_image_bytes, allowed=images)
-            if picture is not None:
-                pictures[path] = picture
-                continue
-            body = _text(found, max_chars)
-        except Exception as error:  # unreadable or refused: said, the prompt goes without it
+            body = _text(found, max_chars) if picture is None else None
+        except Exception as error:  # unreadable: said, and the prompt goes without it
             problems.append(f"@{path}: {error}")
+            continue
+        if isinstance(picture, str):  # an image refused: why
+            problems.append(f"@{path}: {picture}")
+            continue
+        if picture is not None:
+            pictures[path] = picture
             continue
         if body is None:
             problems.append(f"@{path}: a binary file, not attached")
@@ -96,10 +99,6 @@ async def attach_mentions(
     )
 
 
-class ImageRefused(Exception):
-    """An image that cannot go with the prompt; the message says why and what to do."""
-
-
 async def _read(environment: Environment, path: str) -> str | bytes:
     """A directory's listing, or the file's bytes."""
     if (await environment.stat(path)).is_dir:
@@ -110,17 +109,18 @@ async def _read(environment: Environment, path: str) -> str | bytes:
     return await environment.read_bytes(path)
 
 
-def _image(data: str | bytes, max_bytes: int, *, allowed: bool) -> ImagePart | None:
-    """The file as an image part, None when it is not an image."""
+def _image(data: str | bytes, max_bytes: int, *, allowed: bool) -> ImagePart | str | None:
+    """The file as an image part; why not, for an image refused; None when it is not an
+    image."""
     if not isinstance(data, bytes):
         return None
     media_type = image_type(data[:16])
     if media_type is None:
         return None
     if not allowed:
-        raise ImageRefused("an image, and this model does not take images; not attached")
+        return "an image, and this model does not take images; not attached"
     if len(data) > max_bytes:
-        raise ImageRefused(
+        return (
             f"an image of {len(data) / 2**20:.1f} MB, over the {max_bytes / 2**20:g} MB "
             "limit; attach a smaller copy (e.g. `convert -resize 50%`)"
         )
