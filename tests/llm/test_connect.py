@@ -30,7 +30,7 @@ def test_unknown_provider_lists_known_ones() -> None:
     ],
 )
 def test_missing_key_names_the_variable(model: str, variable: str) -> None:
-    with pytest.raises(ConfigurationError, match=f"set {variable} \\(or pass api_key="):
+    with pytest.raises(ConfigurationError, match=f"set {variable} in the environment$"):
         connect(model, env={})
 
 

@@ -50,7 +50,7 @@ class Driver:
 
     def check_open(self) -> None:
         if self.closed:
-            raise SessionClosedError("This session is closed; start a new Session to go on.")
+            raise SessionClosedError("This session is closed; open a new session to go on.")
 
     def enqueue(self, text: str) -> int:
         """Queue an input; the number of its cycle."""

@@ -87,8 +87,7 @@ def connect(
     base_url = base_url or _first(env, spec.base_url_vars)
     if not api_key and spec.key_required:
         raise ConfigurationError(
-            f"no API key for {provider}: set {' or '.join(spec.key_vars)} "
-            "(or pass api_key= in code)"
+            f"no API key for {provider}: set {' or '.join(spec.key_vars)} in the environment"
         )
     if provider == "openai-compat" and not base_url:
         raise ConfigurationError(

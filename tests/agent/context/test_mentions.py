@@ -34,3 +34,30 @@ async def test_long_files_are_cut_and_binary_ones_reported() -> None:
 async def test_a_prompt_without_mentions_is_unchanged() -> None:
     done = await attach_mentions("plain prompt", MemoryEnvironment())
     assert (done.text, done.files, done.problems) == ("plain prompt", (), ())
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 40
+
+
+async def test_an_image_is_attached_as_an_image_part() -> None:
+    env = MemoryEnvironment(files={"shot.png": PNG, "app.py": "a = 1\n"})
+    done = await attach_mentions("what is wrong in @shot.png with @app.py", env)
+    assert done.problems == () and done.files == ("app.py",) and done.image_files == ("shot.png",)
+    (image,) = done.images
+    assert image.data == PNG and image.media_type == "image/png"
+    assert "Attached images (named with @; view them with read_file): shot.png" in done.text
+
+
+async def test_an_image_too_big_or_for_a_model_without_images_is_refused_with_a_reason() -> None:
+    env = MemoryEnvironment(files={"shot.png": PNG, "huge.png": PNG + bytes(6 * 2**20)})
+    big = await attach_mentions("@huge.png", env)
+    assert big.images == () and big.text == "@huge.png"
+    assert big.problems == (
+        "@huge.png: an image of 6.0 MB, over the 5 MB limit; attach a smaller copy "
+        "(e.g. `convert -resize 50%`)",
+    )
+    blind = await attach_mentions("@shot.png", env, images=False)
+    assert blind.images == ()
+    assert blind.problems == (
+        "@shot.png: an image, and this model does not take images; not attached",
+    )

@@ -20,6 +20,7 @@ from taor.agent.events import (
     ProcessingEnd,
     Retry,
     SessionEnd,
+    SessionStart,
     SteeringInjected,
     SteeringQueued,
     ThinkingDelta,
@@ -96,4 +97,15 @@ def test_a_session_that_ends_on_its_own_says_so(shown: tuple[EventView, io.Strin
     feed(view, SessionEnd(reason="closed"))
     assert out.getvalue() == ""
     feed(view, SessionEnd(reason="authentication failed"))
-    assert "the session ended: authentication failed; /clear starts a new one" in out.getvalue()
+    said = " ".join(out.getvalue().split())  # wrapped to the width
+    assert "the session ended: authentication failed; check the key" in said
+    assert "the next input starts a new session" in said and "Session" not in said
+
+
+def test_the_keys_show_with_the_first_session_only(shown: tuple[EventView, io.StringIO]) -> None:
+    view, out = shown
+    for number in range(2):
+        feed(view, SessionStart(session_id=f"{number}" * 12, provider="p", model="m"))
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "taor · p:m · new session 000000000000" and "Ctrl-D exits" in lines[-2]
+    assert lines[-1] == "taor · p:m · new session 111111111111"

@@ -160,7 +160,9 @@ def test_the_first_prompt_from_the_command_line_then_continue_and_commands(
     again.send("are you there?")
     again.wait_for("Still here.")
     assert server.requests[-1].json["messages"][1]["content"] == "say hello"
-    again.keys("C-c")  # at an empty prompt: leaves
+    again.keys("C-c")  # at an empty prompt: asks for a second press, which leaves
+    again.wait_for("press Ctrl-C again to exit", whole=False)
+    again.keys("C-c")
     assert again.exit_code() == 0
 
 

@@ -1,11 +1,13 @@
 """``Repl``: the interactive loop. One task reads the session's events and shows them
 (``events.EventView``) while the prompt reads input in the same asyncio loop, so typing goes on
 while the agent works: a line typed then steers the running cycle, a line typed while idle
-starts one, a ``/`` line is a local command (``commands``).
+starts one, a ``/`` line is a local command (``commands``), a ``!`` line a shell command run
+here (``shell``).
 
 The session comes from ``taor.cli.setup`` like a headless run's; ``/clear`` and ``/session``
-replace it with another made the same way (same model and settings). Leaving (Ctrl-D, Ctrl-C
-at an empty prompt, ``/exit``, a signal: ``stopping``) closes the session properly: the cycle
+replace it with another made the same way (same model and settings), as does the next input
+after the session ended on its own (a rejected key). Leaving (Ctrl-D, Ctrl-C twice at an empty
+prompt, ``/exit``, a signal: ``stopping``) closes the session properly: the cycle
 in flight is interrupted, its pending calls answered, the transcript flushed.
 """
 
@@ -19,18 +21,20 @@ from collections.abc import Awaitable
 from logging import Logger
 from pathlib import Path
 
+from platformdirs import user_config_dir
 from prompt_toolkit.application import get_app_or_none
 
 from taor.agent.context.mentions import attach_mentions
 from taor.agent.record.turns import UserTurn
 from taor.agent.session import Session
 from taor.cli import sessions
-from taor.cli.interactive import stopping
+from taor.cli.interactive import commands, shell, stopping
 from taor.cli.interactive.commands import is_command, run_command
 from taor.cli.interactive.events import EventView
 from taor.cli.interactive.live import Live
 from taor.cli.interactive.paste import Pastes
 from taor.cli.interactive.permission import PermissionPrompt
+from taor.cli.interactive.picker import Picker
 from taor.cli.interactive.prompt import prompt_session
 from taor.cli.interactive.screen import Screen
 from taor.cli.interactive.status import Status
@@ -38,9 +42,11 @@ from taor.cli.interactive.views import Folds, expanded
 from taor.cli.logs import log_event
 from taor.cli.settings import Settings
 from taor.errors import TaorError
+from taor.llm.catalog import Catalog
 from taor.llm.model import Model
 
 TICK = 0.1  # seconds between redraws of the spinners while the agent works
+RENEWING = ("/exit", "/quit", "/clear", "/session")  # need no new session for an ended one
 
 
 class Repl:
@@ -59,8 +65,16 @@ class Repl:
             self.screen, self.live, self.folds, self.asking, lambda e: stopping.cycle_ended(self, e)
         )
         self.status = Status.of(session)
+        self.project = sessions.project_root(self.root)
+        self.config_dir = Path(user_config_dir("taor"))
+        self.commands = commands.table(self.project, self.config_dir, trusted=settings.trusted)
         self.prompt = prompt_session(self, self.root)
         self.draft = ""  # what the next prompt starts with
+        self.keys_pressed = 0  # counted by the prompt, so a second Ctrl-C knows it is next
+        self.exit_armed: tuple[float, int] | None = None  # a first Ctrl-C: when, at which key
+        self.shell_task: asyncio.Task[None] | None = None  # a ``!command`` running
+        self.shell_notes: list[str] = []  # ``!command`` outputs for the model's next input
+        self.picker: Picker | None = None  # a list to pick from, shown above the prompt
         self._leaving = False
         self._reader: asyncio.Task[None] | None = None
 
@@ -105,20 +119,36 @@ class Repl:
             return
         if not self.screen.terminal:  # the output goes elsewhere: it gets the inputs too
             self.screen.line(f"› {text}")
+        if self.session.state == "closed" and not text.startswith(RENEWING):
+            await self.renew()  # it ended on its own (a bad key, say)
         if is_command(text.strip()):
             await run_command(self, text.strip())
             return
-        attached = await attach_mentions(text, self.session.environment)
+        if shell.is_shell(text.strip()):
+            shell.start(self, text.strip())
+            return
+        await self.send(text)
+
+    async def send(self, text: str) -> None:
+        """``text`` to the model, its ``@`` files attached: an input, or steering when busy."""
+        model = self.session.model
+        vision = Catalog.default().lookup(model.provider, model.model_id).vision
+        attached = await attach_mentions(text, self.session.environment, images=vision)
         for problem in attached.problems:
             self.screen.line(f"⚠ {problem}", "yellow")
         if attached.files:
             self.screen.line(f"  attached: {', '.join(attached.files)}", "dim")
+        if attached.image_files:
+            names = ", ".join(attached.image_files)
+            self.screen.line(f"  image: {names} (the model opens it with read_file)", "dim")
+        sent = "\n\n".join([*self.shell_notes, attached.text])
         if self.busy:
-            self.session.steer(attached.text)
+            self.session.steer(sent)
         else:
-            self.view.typed.append(attached.text)
+            self.session.submit(sent)  # its events come through _read
+            self.view.typed.append(sent)
             self.live.busy_since = self.clock()
-            self.session.submit(attached.text)  # its events come through _read
+        self.shell_notes.clear()
         self.redraw()
 
     async def _guarded(self, work: Awaitable[None]) -> None:
@@ -142,6 +172,13 @@ class Repl:
         self._reader = asyncio.create_task(self._read(new))
         await new.start()
         self.refresh_status()
+
+    async def renew(self) -> None:
+        """A new session with the same settings in place of one that has ended."""
+        from taor.cli.interactive.commands_session import switch
+
+        await switch(self)
+        self.screen.line("new session, same settings (the last one ended)", "dim")
 
     # --- what the keys and commands call ---
 
@@ -202,7 +239,11 @@ class Repl:
     async def _tick(self) -> None:
         while True:
             await asyncio.sleep(TICK)
-            if self.busy or self.asking.asking or self.live.calls:
+            hint = self.exit_armed is not None and stopping.exit_armed(self)
+            if self.busy or self.asking.asking or self.live.calls or hint:
+                self.redraw()
+            elif self.exit_armed is not None:  # its time is up: the hint goes, once
+                self.exit_armed = None
                 self.redraw()
 
     async def _end(self, session: Session) -> None:

@@ -94,7 +94,8 @@ class EventView(ToolCallView):
     def on_session_start(self, event: SessionStart) -> None:
         how = "resumed session" if event.resumed else "new session"
         self.screen.line(f"taor · {event.provider}:{event.model} · {how} {event.session_id[:12]}")
-        self.screen.line("\n".join(joined(HINT, self.screen.width())), "dim")
+        if not self.opened.is_set():  # the keys once, not again for each new session
+            self.screen.line("\n".join(joined(HINT, self.screen.width())), "dim")
         self.opened.set()
 
     def on_user_input(self, event: UserInput) -> None:
@@ -107,6 +108,7 @@ class EventView(ToolCallView):
 
     def on_assistant_text_delta(self, event: AssistantTextDelta) -> None:
         self._thinking_done()
+        self.live.heard = time.monotonic()
         for block in self.blocks.feed(event.delta):
             self.screen.markdown(block, gap=True)
         self.live.text = self.blocks.pending
@@ -122,6 +124,7 @@ class EventView(ToolCallView):
 
     def on_thinking_delta(self, event: ThinkingDelta) -> None:
         self.live.thinking += event.delta
+        self.live.heard = time.monotonic()
 
     def _thinking_done(self) -> None:
         if self.live.thinking.strip():
@@ -207,8 +210,19 @@ class EventView(ToolCallView):
         self.live.compacting = False
 
     def on_session_end(self, event: SessionEnd) -> None:
-        if event.reason != "closed":  # it ended on its own (a bad key, say)
-            self.screen.line(f"■ the session ended: {event.reason}; /clear starts a new one", "red")
+        self.live.clear()
+        self.live.busy_since, self.live.cycle = None, False
+        if event.reason == "authentication failed":
+            self.screen.line(
+                "■ the session ended: authentication failed; check the key (set its variable and"
+                " restart taor, or /model for another provider); the next input starts a new"
+                " session",
+                "red",
+            )
+        elif event.reason != "closed":  # it ended on its own
+            self.screen.line(
+                f"■ the session ended: {event.reason}; the next input starts a new one", "red"
+            )
 
     def on_error(self, event: ErrorEvent) -> None:
         self.screen.line(f"✗ {event.message}", "bold red")

@@ -1,6 +1,7 @@
 """The keys of the prompt. Enter sends; Ctrl-J, Alt-Enter, or a ``\\`` before Enter start a new
 line; Ctrl-C interrupts the agent (denying an open permission request), clears a draft, and at
-an empty idle prompt exits, as Ctrl-D does (``stopping``); Ctrl-O shows the last folded output
+an empty idle prompt asks to be pressed again to exit (``stopping``); Esc interrupts the agent
+as Ctrl-C does; Shift-Tab moves to the next permission mode; Ctrl-O shows the last folded output
 whole (the whole diff of an edit asked about, while asked). Once a permission question's keys
 show, they answer it and other keys are ignored; before, keys type into the draft
 (``permission``)."""
@@ -10,11 +11,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from prompt_toolkit.application import get_app
-from prompt_toolkit.filters import Condition
+from prompt_toolkit.filters import Condition, Filter, has_completions
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
 from taor.cli.interactive import stopping
+from taor.cli.interactive.commands_settings import cycle_mode
+from taor.cli.interactive.paste import image_mention
 
 if TYPE_CHECKING:
     from taor.cli.interactive.app import Repl
@@ -26,7 +29,8 @@ def key_bindings(repl: Repl) -> KeyBindings:
     keys = KeyBindings()
     asking = Condition(lambda: repl.asking.ready and not repl.asking.reason)
     reason = Condition(lambda: repl.asking.reason)
-    typing = ~asking & ~reason
+    picking = Condition(lambda: repl.picker is not None)
+    typing = ~asking & ~reason & ~picking
     settling = Condition(lambda: repl.asking.asking) & typing  # asked, keys not shown yet
 
     @keys.add("enter", filter=typing)
@@ -36,6 +40,10 @@ def key_bindings(repl: Repl) -> KeyBindings:
             buffer.delete_before_cursor()
             buffer.insert_text("\n")
         else:
+            # Steering leaves the prompt: it shows queued, then where it reached the model,
+            # after the text being written (not above it).
+            steering = repl.busy and not buffer.text.lstrip().startswith(("/", "!"))
+            event.app.erase_when_done = steering and bool(buffer.text.strip())
             buffer.validate_and_handle()
 
     @keys.add("c-j", filter=typing)
@@ -46,6 +54,14 @@ def key_bindings(repl: Repl) -> KeyBindings:
     @keys.add("c-c")
     def interrupt(event: KeyPressEvent) -> None:
         stopping.ctrl_c(repl, event.current_buffer)
+
+    @keys.add("escape", filter=typing & Condition(lambda: repl.busy or repl.asking.asking))
+    def stop(event: KeyPressEvent) -> None:
+        stopping.ctrl_c(repl, event.current_buffer)
+
+    @keys.add("s-tab", filter=typing & ~has_completions)
+    def mode(event: KeyPressEvent) -> None:
+        cycle_mode(repl)
 
     @keys.add("c-d", filter=Condition(lambda: not get_app().current_buffer.text))
     def leave(event: KeyPressEvent) -> None:
@@ -63,10 +79,36 @@ def key_bindings(repl: Repl) -> KeyBindings:
 
     @keys.add(Keys.BracketedPaste, filter=typing)
     def paste(event: KeyPressEvent) -> None:
-        event.current_buffer.insert_text(repl.pastes.insert(event.data))
+        image = image_mention(event.data, repl.root)
+        event.current_buffer.insert_text(image or repl.pastes.insert(event.data))
 
     _answers(keys, repl, asking, reason)
+    _picking(keys, repl, picking & ~asking & ~reason)
     return keys
+
+
+def _picking(keys: KeyBindings, repl: Repl, picking: Filter) -> None:
+    @keys.add("up", filter=picking)
+    @keys.add("down", filter=picking)
+    def move(event: KeyPressEvent) -> None:
+        if repl.picker is not None:
+            repl.picker.move(-1 if event.key_sequence[0].key == Keys.Up else 1)
+
+    @keys.add("enter", filter=picking)
+    def pick(event: KeyPressEvent) -> None:
+        picker, buffer = repl.picker, event.current_buffer
+        choice = picker.choice(buffer.text.strip()) if picker is not None else None
+        if picker is None or choice is None:
+            buffer.reset()  # not a number of the list: typed again
+            return
+        repl.picker = None
+        buffer.text = f"{picker.command} {choice}"
+        buffer.validate_and_handle()
+
+    @keys.add("escape", filter=picking)
+    def leave_list(event: KeyPressEvent) -> None:
+        repl.picker = None
+        event.current_buffer.reset()
 
 
 def _answers(keys: KeyBindings, repl: Repl, asking: Condition, reason: Condition) -> None:

@@ -9,11 +9,13 @@ go first).
 
 from __future__ import annotations
 
+import textwrap
 import time
 from dataclasses import dataclass, field
 
 Fragments = list[tuple[str, str]]
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+SILENT = 1.0  # seconds without output after which streamed text gets a spinner under it
 
 
 @dataclass(kw_only=True, slots=True)
@@ -34,9 +36,11 @@ class Live:
     busy_since: float | None = None  # since an input was sent or /compact asked, until done
     cycle: bool = False  # a cycle runs (from its user_input to its processing_end)
     compacting: bool = False
+    heard: float | None = None  # when the model last sent text or thinking in this cycle
 
     def clear(self) -> None:
         self.text, self.thinking = "", ""
+        self.heard = None
         self.calls.clear()
 
     def fragments(self, width: int, max_lines: int, question: Fragments) -> Fragments:
@@ -45,9 +49,13 @@ class Live:
         spin = SPINNER[int(time.monotonic() * 10) % len(SPINNER)]
         other = self._calls(spin, width) + self._queued(width)
         room = max(1, max_lines - len(other) - _height(question))
-        lines = self._text(width, room, spin) + other
-        if not lines and self.busy_since is not None and not question:
-            lines = [("class:spinner", f"{spin} {self._working()}")]
+        stalled = self._silent() and self.busy_since is not None and not self.calls
+        written = self._text(width, room - stalled, spin)
+        lines = written + other
+        if stalled and not question:  # text came, then nothing: a stall must not look idle
+            lines = [*written, ("class:spinner", fit(f"{spin} {self._waiting()}", width)), *other]
+        elif not lines and self.busy_since is not None and not question:
+            lines = [("class:spinner", fit(f"{spin} {self._working()}", width))]
         out: Fragments = []
         for style, text in lines:
             out += [(style, text), ("", "\n")]
@@ -58,9 +66,21 @@ class Live:
         return len(self._calls("", width) + self._queued(width))
 
     def _working(self) -> str:
-        seconds = time.monotonic() - (self.busy_since or time.monotonic())
+        now = time.monotonic()
+        seconds = now - (now if self.busy_since is None else self.busy_since)
         what = "compacting the conversation" if self.compacting else "working"
-        return f"{what}… {seconds:.0f}s · ctrl-c to interrupt"
+        return f"{what}… {seconds:.0f}s · esc to interrupt"
+
+    def _silent(self) -> bool:
+        """Text or thinking is showing, and the model has sent nothing for a while."""
+        shown = bool(self.text or self.thinking)
+        return shown and self.heard is not None and time.monotonic() - self.heard > SILENT
+
+    def _waiting(self) -> str:
+        now = time.monotonic()
+        total = now - (now if self.busy_since is None else self.busy_since)
+        quiet = now - (now if self.heard is None else self.heard)
+        return f"waiting for the model… {total:.0f}s (silent {quiet:.0f}s) · esc to interrupt"
 
     def _text(self, width: int, room: int, spin: str) -> list[tuple[str, str]]:
         lines: list[tuple[str, str]] = []
@@ -104,6 +124,8 @@ def fit(text: str, width: int) -> str:
 
 
 def _wrap(line: str, width: int) -> list[str]:
-    if not line:
-        return [""]
-    return [line[start : start + width] for start in range(0, len(line), max(1, width))]
+    """``line`` in pieces of ``width`` at most, cut between words (a word longer than the
+    width is cut where it must be); its indentation kept."""
+    if not line.strip():
+        return [line[:width]]
+    return textwrap.wrap(line, max(1, width), break_on_hyphens=False) or [""]

@@ -16,7 +16,7 @@ from prompt_toolkit.output import create_output
 from prompt_toolkit.styles import Style
 
 from taor.cli import sessions
-from taor.cli.interactive.commands import COMMANDS
+from taor.cli.interactive import stopping
 from taor.cli.interactive.completion import PromptCompleter
 from taor.cli.interactive.keys import key_bindings
 
@@ -45,18 +45,24 @@ STYLE = Style.from_dict(
 
 
 def prompt_session(repl: Repl, root: Path) -> PromptSession[str]:
-    return PromptSession(
+    session: PromptSession[str] = PromptSession(
         message=lambda: message(repl),
         bottom_toolbar=lambda: toolbar(repl),
         key_bindings=key_bindings(repl),
         history=_history(root),
-        completer=PromptCompleter({c.name: c for c in COMMANDS}, root),
+        completer=PromptCompleter(repl.commands, root),
         complete_while_typing=True,
         style=STYLE,
         include_default_pygments_style=False,
         output=create_output(always_prefer_tty=True),
         reserve_space_for_menu=3,
     )
+    session.app.key_processor.before_key_press += lambda _: _counted(repl)
+    return session
+
+
+def _counted(repl: Repl) -> None:
+    repl.keys_pressed += 1
 
 
 def _history(root: Path) -> History:
@@ -75,14 +81,21 @@ def message(repl: Repl) -> StyleAndTextTuples:
     mark = ("class:busy-prompt", "› ") if repl.busy else ("class:prompt", "› ")
     if repl.asking.reason:
         mark = ("class:ask", "reason › ")
+    if repl.picker is not None and not app.is_done:
+        mark = ("class:ask", "pick › ")
     if app.is_done:
         return [mark]
     size = app.output.get_size()
     room = max(3, size.rows - 6)
+    if repl.picker is not None:
+        picked = repl.picker.fragments(size.columns, room - repl.live.height(size.columns))
+        return [*repl.live.fragments(size.columns, room, picked), mark]
     question = repl.asking.fragments(size.columns, room - repl.live.height(size.columns))
     return [*repl.live.fragments(size.columns, room, question), mark]
 
 
 def toolbar(repl: Repl) -> StyleAndTextTuples:
     width = get_app().output.get_size().columns
+    if stopping.exit_hint(repl):
+        return [("class:bottom-toolbar", " press Ctrl-C again to exit")]
     return [("class:bottom-toolbar", repl.status.line(width))]

@@ -2,7 +2,11 @@
 
 - Ctrl-C is a key (the terminal is in raw mode, so it sends no SIGINT): it denies an open
   permission question and interrupts the cycle; while the agent works it interrupts it; at a
-  draft it clears the draft; at an empty idle prompt it exits, as Ctrl-D does.
+  draft it clears the draft; at an empty idle prompt it asks for a second press, which exits
+  as Ctrl-D does if it comes within ``EXIT_WINDOW`` seconds with no other key between.
+  Esc does what Ctrl-C does while the agent works or asks.
+- Whatever state the prompt is in, Ctrl-C gives it back: a session that has ended leaves
+  nothing running.
 - SIGINT from outside (``kill -INT``) interrupts the cycle in flight as Ctrl-C does, whether
   or not a prompt is drawn at that moment; when nothing runs, it exits.
 - SIGTERM and SIGHUP exit. Leaving always closes the session properly (``Repl.run``).
@@ -22,6 +26,9 @@ from prompt_toolkit.application import get_app_or_none
 from prompt_toolkit.document import Document
 
 from taor.agent.events import ProcessingEnd
+from taor.cli.interactive import shell
+
+EXIT_WINDOW = 2.0  # seconds in which a second Ctrl-C at an empty prompt exits
 
 if TYPE_CHECKING:
     from prompt_toolkit.buffer import Buffer
@@ -32,14 +39,43 @@ if TYPE_CHECKING:
 def ctrl_c(repl: Repl, buffer: Buffer) -> None:
     if repl.asking.reason:
         repl.asking.end_reason(buffer, send=False)
+    if shell.stop(repl):  # a ``!command`` running
+        return
+    if repl.picker is not None:  # a list to pick from: left
+        repl.picker = None
+        buffer.reset()
+        return
     if repl.asking.asking:
         repl.asking.deny_and_interrupt()
-    elif repl.busy:
+    elif repl.busy and repl.session.state != "closed":
         repl.session.interrupt()
+    elif repl.busy:  # nothing left to stop: the prompt is free again
+        repl.live.clear()
+        repl.live.busy_since = None
     elif buffer.text:
         buffer.reset()
-    else:
+    elif exit_armed(repl):
         repl.exit()
+    else:
+        repl.exit_armed = (repl.clock(), repl.keys_pressed)
+        repl.redraw()
+
+
+def exit_hint(repl: Repl) -> bool:
+    """The hint to press Ctrl-C again shows: no key since the first, and in time."""
+    return (
+        exit_armed(repl)
+        and repl.exit_armed is not None
+        and (repl.keys_pressed == repl.exit_armed[1])
+    )
+
+
+def exit_armed(repl: Repl) -> bool:
+    """A Ctrl-C at an empty prompt was the last key, pressed moments ago: the next exits."""
+    if repl.exit_armed is None:
+        return False
+    when, key = repl.exit_armed
+    return repl.keys_pressed <= key + 1 and repl.clock() - when < EXIT_WINDOW
 
 
 def sigint(repl: Repl) -> None:
