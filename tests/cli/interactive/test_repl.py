@@ -76,7 +76,8 @@ def test_tool_calls_show_folded_results_diffs_and_each_permission_answer(
     term.wait_for("Not done.")
     term.send("echo")
     term.answer("s", "allow shell: echo kept?")
-    term.wait_for("Saved.")
+    shown = term.wait_for("Saved.")
+    assert "apply them once you trust this folder: taor trust" in " ".join(shown.split())
     term.keys("C-d")
     assert term.exit_code() == 0
     assert (workspace / "app.py").read_text() == "a = 2\nb = 2\n"

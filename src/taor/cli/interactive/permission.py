@@ -155,7 +155,12 @@ class PermissionPrompt:
             return
         if added:
             where = _shown(self.project_config, self.repl.root)
-            self.repl.view.note(request.call_id, f"saved to {where}: {', '.join(added)}")
+            later = (
+                ""
+                if self.repl.settings.trusted
+                else " (later runs apply them once you trust this folder: taor trust)"
+            )
+            self.repl.view.note(request.call_id, f"saved to {where}: {', '.join(added)}{later}")
 
     def _drop(self, gone: Callable[[PermissionRequest], bool]) -> None:
         keep = [r for r in self.queue if not gone(r)]

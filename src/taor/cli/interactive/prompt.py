@@ -6,6 +6,7 @@ terminal even when stdout is redirected (then stderr is the terminal)."""
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
@@ -15,6 +16,7 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.output import create_output
 from prompt_toolkit.styles import Style
 
+from taor._private import private_dir, private_open
 from taor.cli import sessions
 from taor.cli.interactive import stopping
 from taor.cli.interactive.completion import PromptCompleter
@@ -49,7 +51,7 @@ def prompt_session(repl: Repl, root: Path) -> PromptSession[str]:
         message=lambda: message(repl),
         bottom_toolbar=lambda: toolbar(repl),
         key_bindings=key_bindings(repl),
-        history=_history(root),
+        history=history(root),
         completer=PromptCompleter(repl.commands, root),
         complete_while_typing=True,
         style=STYLE,
@@ -65,10 +67,13 @@ def _counted(repl: Repl) -> None:
     repl.keys_pressed += 1
 
 
-def _history(root: Path) -> History:
+def history(root: Path) -> History:
+    """The project's input history, a file only the person can read (inputs can hold
+    secrets pasted in)."""
     path = sessions.history_path(root)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(path.parent)
+        os.close(private_open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND))
     except OSError:  # a read-only home: history for this run only
         return InMemoryHistory()
     return FileHistory(str(path))
