@@ -128,10 +128,9 @@ async def test_tool_round_limit_stops_the_cycle_with_turn_limit() -> None:
 
 
 async def test_model_call_limit_counts_across_the_session() -> None:
-    """``max_model_calls`` counts per session: the second input hits it."""
-    model = ScriptedModel(
-        [tool_calls(("list_dir", {})), text("first done"), text("summary of the work")]
-    )
+    """``max_model_calls`` counts per session: the second input hits it (and no summary
+    call passes it)."""
+    model = ScriptedModel([tool_calls(("list_dir", {})), text("first done")])
     cfg = limits(max_model_calls=2)
     async with session(model, MemoryEnvironment(), cfg) as s:
         first = await s.run("one")

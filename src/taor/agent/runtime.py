@@ -220,6 +220,21 @@ class Runtime:
                 return TurnLimit.reached(name, limit, value)
         return None
 
+    def spent(self) -> TurnLimit | None:
+        """The session's call or cost limit when it is used up: no further call may start, not
+        even taor's own (a summary, a recovery, a retry)."""
+        limits = self.config.limits
+        if limits.max_model_calls and self.model_calls >= limits.max_model_calls:
+            return TurnLimit.reached("model_calls", limits.max_model_calls, self.model_calls)
+        if limits.max_cost and self.usage.known_cost >= limits.max_cost:
+            return TurnLimit.reached("cost", limits.max_cost, self.usage.known_cost)
+        return None
+
+    def calls_left(self) -> int | None:
+        """How many more requests the call limit allows (None: no call limit)."""
+        limit = self.config.limits.max_model_calls
+        return max(0, limit - self.model_calls) if limit else None
+
     def wall_time_limit(self) -> TurnLimit:
         """The event for the wall-time deadline, which passed while a step was in flight."""
         limit = self.config.limits.max_wall_time

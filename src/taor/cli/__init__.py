@@ -8,7 +8,7 @@ exit code (``outcome``), ``stream_run`` serves JSON lines from stdin
 they answer at once.
 
 Exit codes: 0 done, 1 error (provider, internal), 2 usage or configuration error, 3 a limit
-stopped the run, 4 a permission request was denied because no one could answer it, 130
+or the loop detection stopped the run, 4 a permission request was denied because no one could answer it, 130
 interrupted (SIGINT or SIGTERM; the session is closed properly).
 """
 

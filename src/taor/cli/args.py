@@ -27,7 +27,8 @@ exit codes:
   0    done
   1    error (provider, internal)
   2    usage or configuration error
-  3    a limit stopped the run (--max-turns, --max-budget-usd, --max-wall)
+  3    a limit (--max-turns, --max-budget-usd, --max-wall) or the loop detection stopped
+       the run
   4    a permission request was denied because no one could answer it
   130  interrupted (SIGINT or SIGTERM)"""
 
@@ -83,8 +84,18 @@ def _run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--permission-mode", choices=MODES)
     p.add_argument("--allow", action="append", default=[], metavar="RULE")
     p.add_argument("--deny", action="append", default=[], metavar="RULE")
-    p.add_argument("--max-turns", type=int, metavar="N", help="model calls at most")
-    p.add_argument("--max-budget-usd", type=float, metavar="USD")
+    p.add_argument(
+        "--max-turns",
+        type=int,
+        metavar="N",
+        help="model calls at most (retries and the summary included)",
+    )
+    p.add_argument(
+        "--max-budget-usd",
+        type=float,
+        metavar="USD",
+        help="no model call starts once this is spent (the one in flight may pass it)",
+    )
     p.add_argument("--max-wall", type=float, metavar="SECONDS")
     p.add_argument("--cwd", help="the workspace (default: the current directory)")
     p.add_argument(

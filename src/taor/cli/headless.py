@@ -115,7 +115,7 @@ async def _run(
     args: Namespace, settings: Settings, prompt: str, render: Renderer, log: Logger
 ) -> int:
     from taor.cli.logs import log_event
-    from taor.cli.outcome import Outcome, on_signals
+    from taor.cli.outcome import Outcome, on_signals, stop_line
     from taor.cli.rewind import rewind_first
     from taor.cli.setup import session_from
 
@@ -135,4 +135,6 @@ async def _run(
     summary = outcome.summary(session.id)
     log.info("run ended: %s after %.1f s", summary["stop_reason"], summary["duration_s"])
     render.final(summary)
+    if settings.verbosity != "quiet" and (line := stop_line(outcome, summary)) is not None:
+        render.problem(line)
     return EXIT_INTERRUPTED if interrupted.is_set() else outcome.exit_code()

@@ -82,7 +82,9 @@ async def run_cycle(rt: Runtime, cycle: int, prompt: str) -> AsyncGenerator[Even
     if at.limit is not None:
         async for event in _limit_summary(rt, at):
             yield event
-    yield ProcessingEnd(cycle=cycle, stop_reason=at.stop, text=at.text)
+    yield ProcessingEnd(
+        cycle=cycle, stop_reason=at.stop, text=at.text, model_calls=rt.cycle.model_calls
+    )
 
 
 async def _think_act_observe(
@@ -97,7 +99,9 @@ async def _think_act_observe(
         at.streamed = Streamed()
         async for event in call_model(rt, at.streamed):  # compacts first when due
             yield event
-        assert at.streamed.response is not None
+        if at.streamed.response is None:  # a limit kept the call from being asked again
+            at.limit = at.streamed.limit
+            return
         for event in await record_response(rt, at.streamed.response):
             yield event
         at.text, calls = at.streamed.response.text, at.streamed.response.tool_calls
@@ -119,8 +123,8 @@ async def _think_act_observe(
             yield event
         if (detected := await check_loops(rt, calls)) is not None:
             yield detected
-            if detected.stopped:
-                at.stop = "loop_detected"
+            if detected.stopped:  # the result says so, not the model's last words
+                at.stop, at.text = "loop_detected", detected.message
                 return
             yield await rt.inject(detected.message, "loop_detection")
 

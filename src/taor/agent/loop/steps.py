@@ -51,13 +51,13 @@ async def begin(rt: Runtime, cycle: int, prompt: str) -> list[Event]:
 
 
 async def after_limit(rt: Runtime, limit: TurnLimit, streamed: Streamed) -> AsyncIterator[Event]:
-    """Report the limit; then, unless switched off, ask for a last text-only summary (left in
-    ``streamed``: it is the cycle's final text), bounded by ``summary_tokens`` and
+    """Report the limit; then, unless switched off or the call or cost limit is used up, ask
+    for a last text-only summary (left in ``streamed``: it is the cycle's final text), bounded by ``summary_tokens`` and
     ``summary_time`` and stopped by an interrupt like any other model call."""
     yield limit
     limits = rt.config.limits
-    if not limits.summary_on_limit:
-        return
+    if not limits.summary_on_limit or rt.spent() is not None:
+        return  # switched off, or it would be a call past the session's call or cost limit
     yield await rt.inject(LIMIT_SUMMARY.format(message=limit.message), "limit")
     request = rt.request(tool_choice=ToolChoice(mode="none"))
     if limits.summary_tokens:
