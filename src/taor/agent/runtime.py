@@ -32,6 +32,7 @@ from taor.agent.record.store import TranscriptStore
 from taor.agent.record.summary import recorded_totals
 from taor.agent.record.transcript import Transcript
 from taor.agent.record.turns import SteeringSource, SteeringTurn, Turn, UserTurn
+from taor.agent.record.unicode import repaired, scrubbed
 from taor.env.base import Environment
 from taor.llm.catalog import Catalog
 from taor.llm.model import Model
@@ -141,6 +142,7 @@ class Runtime:
             await self.store.append(turn)
 
     async def inject(self, text: str, source: SteeringSource) -> SteeringInjected:
+        text, _ = repaired(text)  # steering from a pipe may hold bytes that are not UTF-8
         await self.append(SteeringTurn(text=text, source=source))
         return SteeringInjected(text=text, source=source)
 
@@ -155,7 +157,7 @@ class Runtime:
         """The next request, derived from the transcript (checked by the validator first)."""
         self.transcript.check()
         config = self.config
-        return Request(
+        request = Request(
             messages=self.transcript.messages(),
             model=self.model.model_id,
             system=self.system_prompt(),
@@ -169,6 +171,7 @@ class Runtime:
             provider_options=config.provider_options,
             metadata={"session_id": self.session_id},  # OpenAI's prompt_cache_key
         )
+        return scrubbed(request)  # text that is not UTF-8 is never sent (``record.unicode``)
 
     def system_prompt(self) -> str:
         """The config's prompt when it sets one, else the session's built prompt (byte-stable)."""

@@ -69,11 +69,27 @@ def _headless(args: Namespace, settings: Settings, log: Logger) -> int:
         from taor.cli.stream_run import run_stream
 
         return _guarded(run_stream(args, settings, args.headless, render, log), render, log)
-    prompt = args.headless or ("" if sys.stdin.isatty() else sys.stdin.read())
+    prompt = _prompt(args.headless or args.prompt or "", render)  # taor -p --continue "task"
     if not prompt.strip():
         render.problem('no prompt: give one after -p, or on stdin (echo "task" | taor -p)')
         return EXIT_USAGE
     return _guarded(_run(args, settings, prompt, render, log), render, log)
+
+
+def _prompt(given: str, render: Renderer) -> str:
+    """The prompt from ``-p`` or stdin; bytes that are not UTF-8 (argv holds them as lone
+    surrogates) become U+FFFD, with one line that says so."""
+    if given:
+        raw = given.encode("utf-8", "surrogateescape")
+    else:
+        raw = b"" if sys.stdin.isatty() else sys.stdin.buffer.read()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        prompt = raw.decode("utf-8", "replace")
+    bad = prompt.count("\ufffd") - raw.decode("utf-8", "ignore").count("\ufffd")
+    render.problem(f"the prompt is not all UTF-8: {bad} character(s) replaced with U+FFFD")
+    return prompt
 
 
 def _interactive(args: Namespace, settings: Settings, render: Renderer, log: Logger) -> int:

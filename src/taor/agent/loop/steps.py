@@ -23,6 +23,7 @@ from taor.agent.loop.model_call import Streamed, record_partial, record_response
 from taor.agent.policy.hooks import HookFailure, run_stop, run_user_prompt
 from taor.agent.record.transcript import synthetic_result
 from taor.agent.record.turns import NoticeTurn, ToolResultsTurn, UserTurn
+from taor.agent.record.unicode import repaired
 from taor.agent.runtime import Runtime
 from taor.errors import AuthenticationError, ContextLengthError, ProviderError
 from taor.llm.types import TextPart, ToolCallPart, ToolChoice, ToolResultPart
@@ -42,6 +43,10 @@ async def begin(rt: Runtime, cycle: int, prompt: str) -> list[Event]:
         events.append(_hook_error(changed))
     else:
         prompt = changed
+    prompt, bad = repaired(prompt)
+    if bad:
+        message = f"The input was not all UTF-8: {bad} character(s) replaced with U+FFFD."
+        events.append(WarningEvent(message=message, code="encoding"))
     if rt.prompt is not None and await rt.prompt.refresh_if_changed():
         events.append(SystemPromptChanged(reason="a project instruction file changed"))
     await rt.append(UserTurn(content=(TextPart(text=prompt),)))

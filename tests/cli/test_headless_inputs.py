@@ -1,0 +1,73 @@
+"""One bad input never breaks ``taor -p``: bytes that are not UTF-8 (from argv, stdin, a
+stream-json line or a transcript written before) become U+FFFD with one warning, and the
+session goes on; ``--continue`` works after them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from taor.testing import FakeProviderServer, text
+
+from .support import TAOR, data_home, environ, local, taor
+from .test_stream_input import Driven
+
+
+def sent_text(server: FakeProviderServer, number: int = 0) -> str:
+    return str(server.requests[number].json["messages"][-1]["content"])
+
+
+def test_a_prompt_on_stdin_that_is_not_utf8(tmp_path: Path, server: FakeProviderServer) -> None:
+    server.push(text("Read it."), text("Still here."))
+    done = subprocess.run(
+        [TAOR, "-p", *local(server)], cwd=tmp_path, input=b"hello \xff\xfe world\n",
+        capture_output=True, timeout=120, env=environ(tmp_path),
+    )  # fmt: skip
+    assert (done.returncode, done.stdout) == (0, b"Read it.\n")
+    (line,) = done.stderr.decode().splitlines()
+    assert "not all UTF-8" in line and "U+FFFD" in line
+    assert sent_text(server) == "hello \ufffd\ufffd world\n"
+    again = taor("-p", "more", "--continue", *local(server), cwd=tmp_path)
+    assert (again.returncode, again.stdout, again.stderr) == (0, "Still here.\n", "")
+
+
+def test_a_prompt_in_argv_that_is_not_utf8(tmp_path: Path, server: FakeProviderServer) -> None:
+    server.push(text("Fine."))
+    done = taor("-p", "hi \udcff there", *local(server), cwd=tmp_path)  # argv byte 0xff
+    assert (done.returncode, done.stdout) == (0, "Fine.\n")
+    assert "not all UTF-8" in done.stderr and "Traceback" not in done.stderr
+    assert sent_text(server) == "hi \ufffd there"
+
+
+def test_a_stream_json_line_that_is_not_utf8(tmp_path: Path, server: FakeProviderServer) -> None:
+    server.push(text("Fine."))
+    run = Driven(*local(server), cwd=tmp_path)
+    run.send(b'{"type": "user", "text": "caf\xe9"}')
+    warning = run.until(kind="warning")
+    assert warning["code"] == "encoding" and "U+FFFD" in warning["message"]
+    assert run.until(type="result")["result"] == "Fine."
+    assert run.end() == 0
+    assert sent_text(server) == "caf\ufffd"
+
+
+def test_a_transcript_holding_lone_surrogates_is_repaired_for_continue(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    server.push(text("First."), text("Second."))
+    assert taor("-p", "MARK", *local(server), cwd=tmp_path).returncode == 0
+    (path,) = data_home(tmp_path).rglob("*.jsonl")
+    path.write_text(path.read_text().replace("MARK", "MA\\udcffRK"))  # as an old taor wrote it
+    again = taor("-p", "more", "--continue", *local(server), cwd=tmp_path)
+    assert (again.returncode, again.stdout) == (0, "Second.\n"), again.stderr
+    messages = server.requests[-1].json["messages"]
+    assert any(m["content"] == "MA\ufffdRK" for m in messages), json.dumps(messages)
+
+
+def test_the_prompt_may_follow_the_flags(tmp_path: Path, server: FakeProviderServer) -> None:
+    """As the limit line says: ``taor -p --continue "what next"``."""
+    server.push(text("One."), text("Two."))
+    assert taor("-p", "first", *local(server), cwd=tmp_path).stdout == "One.\n"
+    again = taor("-p", "--continue", "what next", *local(server), cwd=tmp_path)
+    assert (again.returncode, again.stdout) == (0, "Two.\n")
+    assert sent_text(server, 1) == "what next"
