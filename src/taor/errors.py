@@ -195,3 +195,10 @@ class StreamInterruptedError(ProviderError):
     def __init__(self, message: str, *, received: tuple[Any, ...] = (), **kwargs: Any) -> None:
         super().__init__(message, **kwargs)
         self.received = received
+
+
+def brief(message: str, limit: int = 300) -> str:
+    """``message`` as one line of at most ``limit`` characters, for a person to read: an
+    error's text can hold a whole response body or request (the log keeps those)."""
+    line = " ".join(message.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"

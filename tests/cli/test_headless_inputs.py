@@ -8,9 +8,9 @@ import json
 import subprocess
 from pathlib import Path
 
-from taor.testing import FakeProviderServer, text
+from taor.testing import FakeProviderServer, HttpError, text
 
-from .support import TAOR, data_home, environ, local, taor
+from .support import TAOR, data_home, environ, home, local, taor
 from .test_stream_input import Driven
 
 
@@ -71,3 +71,16 @@ def test_the_prompt_may_follow_the_flags(tmp_path: Path, server: FakeProviderSer
     again = taor("-p", "--continue", "what next", *local(server), cwd=tmp_path)
     assert (again.returncode, again.stdout) == (0, "Two.\n")
     assert sent_text(server, 1) == "what next"
+
+
+def test_a_provider_error_is_one_short_line_and_whole_in_the_log(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    body = "bad request: " + "x" * 20_000
+    server.push(HttpError(status=400, message=body))
+    done = taor("-p", "hi", *local(server), cwd=tmp_path)
+    assert done.returncode == 1
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("taor: ") and "bad request" in line and len(line) < 400
+    (log,) = home(tmp_path, "state").rglob("taor.log")
+    assert body in log.read_text()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from taor.cli.args import UsageError, parse
 from taor.cli.outcome import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE
-from taor.errors import ConfigurationError, TaorError
+from taor.errors import ConfigurationError, TaorError, brief
 
 if TYPE_CHECKING:
     from logging import Logger
@@ -37,10 +37,26 @@ def run_command(argv: list[str]) -> int:
     from taor.cli.logs import close_log, open_log
 
     log = open_log(settings.log_level, verbose=settings.verbosity == "verbose")
+    library = _library_log(log)
     try:
         return _headless(args, settings, log)
     finally:
+        library.handlers.clear()
         close_log(log)
+
+
+def _library_log(log: Logger) -> Logger:
+    """The library's logger (whole provider errors, tracebacks) into the log file only: its
+    lines are too long for the screen, even with --verbose."""
+    import logging
+
+    library = logging.getLogger("taor.agent")
+    library.propagate = False
+    library.setLevel(log.level)
+    for handler in log.handlers:
+        if isinstance(handler, logging.FileHandler):
+            library.addHandler(handler)
+    return library
 
 
 def _headless(args: Namespace, settings: Settings, log: Logger) -> int:
@@ -117,13 +133,14 @@ def _guarded(run: Coroutine[Any, Any, int], render: Renderer, log: Logger) -> in
         return EXIT_USAGE
     except TaorError as error:
         log.error("%s", error, exc_info=True)
-        render.problem(str(error))
+        render.problem(brief(str(error)))
         return EXIT_ERROR
     except Exception as error:  # a bug of taor's: its details go to the log, not the screen
         from taor.cli.logs import log_file
 
         log.critical("internal error", exc_info=True)
-        render.problem(f"internal error ({type(error).__name__}: {error}); details in {log_file()}")
+        what = brief(f"{type(error).__name__}: {error}", 200)
+        render.problem(f"internal error ({what}); details in {log_file()}")
         return EXIT_ERROR
 
 

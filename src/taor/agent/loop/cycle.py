@@ -12,6 +12,7 @@ interrupt would, then ends the cycle as the other limits do, with a bounded summ
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 
@@ -37,8 +38,13 @@ from taor.agent.loop.steps import (
 from taor.agent.loop.tool_round import run_round
 from taor.agent.record.turns import NoticeTurn, ToolResultsTurn
 from taor.agent.runtime import Runtime
-from taor.errors import ProviderError
+from taor.errors import ProviderError, brief
 from taor.llm.types import ToolResultPart
+
+# What is too long for an event (a provider's whole answer, a traceback) goes to this logger;
+# the command writes it to its log file. Silent unless a host gives it a handler.
+_log = logging.getLogger("taor.agent")
+_log.addHandler(logging.NullHandler())
 
 
 @dataclass(kw_only=True, slots=True)
@@ -76,9 +82,11 @@ async def run_cycle(rt: Runtime, cycle: int, prompt: str) -> AsyncGenerator[Even
             yield event
     except Exception as error:  # a bug in taor or a host callback: keep the session usable
         at.stop = "error"
+        _log.error("internal error in the turn loop", exc_info=True)
         await settle_pending(rt, at.results, "cancelled")
-        await rt.append(NoticeTurn(text=f"internal error: {error!r}"))
-        yield ErrorEvent(message=f"Internal error: {error!r}", error_type=type(error).__name__)
+        what = brief(f"{type(error).__name__}: {error}")  # the whole of it is in the log
+        await rt.append(NoticeTurn(text=f"internal error: {what}"))
+        yield ErrorEvent(message=f"Internal error: {what}", error_type=type(error).__name__)
     if at.limit is not None:
         async for event in _limit_summary(rt, at):
             yield event
@@ -148,5 +156,6 @@ async def _limit_summary(rt: Runtime, at: _Progress) -> AsyncIterator[Event]:
 async def _failed(rt: Runtime, error: ProviderError) -> list[Event]:
     """The cycle ends on a provider error; the transcript says so, for people reading it."""
     rt.cycle.failure = error
+    _log.error("model call failed: %s", error)  # whole here; the event's message is brief
     await rt.append(NoticeTurn(text=f"error: {error}"))
     return failure_events(error)

@@ -25,7 +25,7 @@ from taor.agent.record.transcript import synthetic_result
 from taor.agent.record.turns import NoticeTurn, ToolResultsTurn, UserTurn
 from taor.agent.record.unicode import repaired
 from taor.agent.runtime import Runtime
-from taor.errors import AuthenticationError, ContextLengthError, ProviderError
+from taor.errors import AuthenticationError, ContextLengthError, ProviderError, brief
 from taor.llm.types import TextPart, ToolCallPart, ToolChoice, ToolResultPart
 
 LIMIT_SUMMARY = (
@@ -184,7 +184,7 @@ def failure_events(error: ProviderError) -> list[Event]:
     fatal = isinstance(error, AuthenticationError)
     events: list[Event] = [
         ErrorEvent(
-            message=str(error),
+            message=brief(str(error)),  # a provider's body can be long: the log has it whole
             error_type=type(error).__name__,
             fatal=fatal,
             request_id=error.request_id or "",
