@@ -325,11 +325,13 @@ async def test_context_length_error_ends_the_cycle_and_keeps_the_session() -> No
         (error,) = of(events, ErrorEvent)
         assert not error.fatal and error.error_type == "ContextLengthError"
         # one message: nothing to compact (the compaction's warning), so no retry
-        assert [w.code for w in of(events, WarningEvent)] == ["compaction", "context_length"]
+        codes = [w.code for w in of(events, WarningEvent)]
+        assert codes == ["compaction", "context_length", "input_refused"]
         assert events[-1].stop_reason == "error"  # type: ignore[union-attr]
         again = await s.run("a small prompt")
     assert (again.stop_reason, again.text) == ("completed", "fine now")
     assert len(model.requests) == 2  # not retried
+    assert [m.text for m in model.requests[1].messages] == ["a small prompt"]  # refused: left out
 
 
 async def test_graceful_shutdown_order(tmp_path: Any) -> None:

@@ -8,7 +8,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from taor.testing import FakeProviderServer, HttpError, text
+from taor.testing import FakeProviderServer, HttpError, context_length, text
 
 from .support import TAOR, data_home, environ, home, local, taor
 from .test_stream_input import Driven
@@ -77,10 +77,37 @@ def test_a_provider_error_is_one_short_line_and_whole_in_the_log(
     tmp_path: Path, server: FakeProviderServer
 ) -> None:
     body = "bad request: " + "x" * 20_000
-    server.push(HttpError(status=400, message=body))
+    server.push(HttpError(status=404, message=body))
     done = taor("-p", "hi", *local(server), cwd=tmp_path)
     assert done.returncode == 1
     (line,) = done.stderr.splitlines()
     assert line.startswith("taor: ") and "bad request" in line and len(line) < 400
     (log,) = home(tmp_path, "state").rglob("taor.log")
     assert body in log.read_text()
+
+
+def test_a_prompt_bigger_than_the_window_is_refused_before_it_is_sent(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    server.push(text("Small one."))
+    huge = "word " * 400_000  # 2 MB
+    done = taor("-p", *local(server), cwd=tmp_path, stdin=huge)
+    assert (done.returncode, done.stdout) == (2, "") and not server.requests
+    (line,) = done.stderr.splitlines()
+    assert "too large" in line and "context window is" in line and "2,000,000 characters" in line
+    again = taor("-p", "small", "--continue", *local(server), cwd=tmp_path)
+    assert (again.returncode, again.stdout) == (0, "Small one.\n")
+    assert "word word" not in json.dumps(server.requests[0].json)
+
+
+def test_an_input_the_provider_refused_is_not_sent_again(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    server.push(context_length(), text("Fine now."))
+    done = taor("-p", "REFUSED INPUT", *local(server), cwd=tmp_path)
+    assert done.returncode == 1
+    assert "taor -p --continue" in done.stderr and len(done.stderr.splitlines()) == 2
+    again = taor("-p", "a new one", "--continue", *local(server), cwd=tmp_path)
+    assert (again.returncode, again.stdout) == (0, "Fine now.\n")
+    sent = json.dumps(server.requests[1].json["messages"])
+    assert "a new one" in sent and "REFUSED INPUT" not in sent

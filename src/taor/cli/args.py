@@ -26,7 +26,7 @@ other commands: taor config show, taor sessions [--all], taor sessions show ID, 
 exit codes:
   0    done
   1    error (provider, internal)
-  2    usage or configuration error
+  2    usage or configuration error, or an input too large for the model's context window
   3    a limit (--max-turns, --max-budget-usd, --max-wall) or the loop detection stopped
        the run
   4    a permission request was denied because no one could answer it

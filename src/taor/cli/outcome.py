@@ -30,6 +30,8 @@ class Outcome:
         self.denials: list[dict[str, str]] = []  # calls no one could allow: tool and call id
         self.stopped_by = ""  # the limit's or the loop detection's message, when one stopped it
         self.limit = ""  # the limit's name (``TurnLimit.limit``) when a limit stopped it
+        self.refused = False  # the input was refused before it was sent (too large)
+        self.input_refused = False  # the provider refused it: it is left out from now on
 
     @property
     def denied(self) -> bool:
@@ -42,6 +44,10 @@ class Outcome:
         if event.agent_id:
             return
         self._builder.feed(event)
+        if event.kind == "error" and event.error_type == "InputTooLargeError":
+            self.refused = True
+        if event.kind == "warning" and event.code == "input_refused":
+            self.input_refused = True
         if event.kind == "turn_limit":
             self.stopped_by, self.limit = event.message, event.limit
         elif event.kind == "loop_detection" and event.stopped:
@@ -73,7 +79,7 @@ class Outcome:
         if stop == "interrupted" or stop == "closed":
             return EXIT_INTERRUPTED
         if stop == "error":
-            return EXIT_ERROR
+            return EXIT_USAGE if self.refused else EXIT_ERROR
         if stop == "turn_limit" or stop == "loop_detected":
             return EXIT_LIMIT
         return EXIT_DENIED if self.denied else EXIT_DONE
@@ -84,8 +90,13 @@ LIMIT_FLAGS = {"model_calls": "--max-turns", "cost": "--max-budget-usd", "wall_t
 
 
 def stop_line(outcome: Outcome, summary: dict[str, Any]) -> str | None:
-    """The one stderr line for a run a limit or the loop detection stopped: which, what was
-    done, and how to go on; None for any other end."""
+    """The one stderr line for a run a limit or the loop detection stopped (which, what was
+    done, and how to go on), or whose input the provider refused; None for any other end."""
+    if outcome.input_refused:
+        return (
+            "the provider refused this input; it is left out of the session from now on: go "
+            'on with taor -p --continue "another input", or --rewind N to go back before it'
+        )
     if not outcome.stopped_by or summary["stop_reason"] not in ("turn_limit", "loop_detected"):
         return None
     cost = summary["cost_usd"]

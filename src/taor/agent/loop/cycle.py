@@ -23,8 +23,10 @@ from taor.agent.events import (
     SteeringInjected,
     StopReason,
     TurnLimit,
+    WarningEvent,
 )
 from taor.agent.loop.deadline import Deadline
+from taor.agent.loop.input_check import oversized
 from taor.agent.loop.model_call import Streamed, call_model, record_response
 from taor.agent.loop.steps import (
     after_limit,
@@ -36,9 +38,9 @@ from taor.agent.loop.steps import (
     stop_hook,
 )
 from taor.agent.loop.tool_round import run_round
-from taor.agent.record.turns import NoticeTurn, ToolResultsTurn
+from taor.agent.record.turns import AssistantTurn, NoticeTurn, ToolResultsTurn, UserTurn
 from taor.agent.runtime import Runtime
-from taor.errors import ProviderError, brief
+from taor.errors import InvalidRequestError, ProviderError, brief
 from taor.llm.types import ToolResultPart
 
 # What is too long for an event (a provider's whole answer, a traceback) goes to this logger;
@@ -98,6 +100,10 @@ async def run_cycle(rt: Runtime, cycle: int, prompt: str) -> AsyncGenerator[Even
 async def _think_act_observe(
     rt: Runtime, cycle: int, prompt: str, at: _Progress
 ) -> AsyncIterator[Event]:
+    if (refused := oversized(rt, prompt)) is not None:  # not sent, not recorded
+        at.stop = "error"
+        yield refused
+        return
     for event in await begin(rt, cycle, prompt):
         yield event
     while True:
@@ -157,5 +163,24 @@ async def _failed(rt: Runtime, error: ProviderError) -> list[Event]:
     """The cycle ends on a provider error; the transcript says so, for people reading it."""
     rt.cycle.failure = error
     _log.error("model call failed: %s", error)  # whole here; the event's message is brief
-    await rt.append(NoticeTurn(text=f"error: {error}"))
-    return failure_events(error)
+    refused = isinstance(error, InvalidRequestError) and not _answered_since_input(rt)
+    await rt.append(NoticeTurn(text=f"error: {error}", refused_input=refused))
+    events = failure_events(error)
+    if refused:  # else the next input would carry it again, merged, and fail again
+        message = (
+            "The provider refused this input; it stays in the record but is left out of "
+            "the conversation: send another input to go on."
+        )
+        events.append(WarningEvent(message=message, code="input_refused"))
+    return events
+
+
+def _answered_since_input(rt: Runtime) -> bool:
+    """Whether the model answered since the last input (a refusal is then of something
+    else than the input: a tool's result, say)."""
+    for turn in reversed(rt.transcript.turns):
+        if isinstance(turn, AssistantTurn):
+            return True
+        if isinstance(turn, UserTurn):
+            return False
+    return False
