@@ -111,3 +111,13 @@ def test_an_input_the_provider_refused_is_not_sent_again(
     assert (again.returncode, again.stdout) == (0, "Fine now.\n")
     sent = json.dumps(server.requests[1].json["messages"])
     assert "a new one" in sent and "REFUSED INPUT" not in sent
+
+
+def test_a_dotenv_that_is_not_utf8_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".env").write_bytes(b"NAME=caf\xe9\n")
+    done = taor("-p", "hi", "--model", "openai-compat:x", "--base-url", "http://127.0.0.1:9/v1",
+                cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    (line,) = done.stderr.splitlines()
+    assert "not UTF-8" in line and ".env" in line

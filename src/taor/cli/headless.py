@@ -34,6 +34,10 @@ def run_command(argv: list[str]) -> int:
     except ConfigurationError as error:
         print(f"taor: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except UnicodeDecodeError as error:  # a settings file (.env, config.toml) of other bytes
+        print(f"taor: a settings file is not UTF-8 text ({brief(str(error), 120)}); "
+              "save .env and .taor/config.toml as UTF-8", file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
     from taor.cli.logs import close_log, open_log
 
     log = open_log(settings.log_level, verbose=settings.verbosity == "verbose")
