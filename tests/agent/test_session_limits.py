@@ -310,3 +310,12 @@ async def test_switching_model_switches_the_context_window(tmp_path: Path) -> No
         compacting = await collect(s, "and more")
     # at 85% of the narrow window compaction is tried; with nothing old to shrink it says so
     assert [w.code for w in of(compacting, WarningEvent)] == ["compaction"]
+
+
+async def test_a_failing_summary_with_a_long_error_is_a_short_warning() -> None:
+    down = ServerError("down: " + "body " * 5000, provider="scripted", retryable=False)
+    model = ScriptedModel([LIST, down])
+    async with session(model, cfg=limits(max_tool_rounds=1)) as s:
+        events = await collect(s, "explore")
+    (warning,) = of(events, WarningEvent)
+    assert "down: body" in warning.message and len(warning.message) <= 400

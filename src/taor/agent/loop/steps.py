@@ -84,7 +84,8 @@ async def after_limit(rt: Runtime, limit: TurnLimit, streamed: Streamed) -> Asyn
     except ProviderError as error:
         if isinstance(error, AuthenticationError):
             raise  # the key is bad: the session closes, as for any other call
-        yield WarningEvent(message=f"The summary after the limit failed: {error}", code="limit")
+        message = f"The summary after the limit failed: {brief(str(error))}"
+        yield WarningEvent(message=message, code="limit")
         await rt.append(NoticeTurn(text=f"summary after the limit failed: {error}"))
         return
     assert streamed.response is not None
