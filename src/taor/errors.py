@@ -4,6 +4,8 @@
     ├── ConfigurationError            bad model string, missing key, invalid tool definition or
     │                                     limit (also a ValueError)
     ├── SessionError                  misuse of a Session (also a ValueError)
+    │   ├── InputTooLargeError        an input bigger than the model's context window (sent
+    │   │                                 as an ``error`` event; it is not recorded)
     │   ├── SessionClosedError        a command sent to a closed session
     │   └── UnknownIdError            no such agent or pending permission request (also a
     │                                     KeyError)
@@ -56,6 +58,10 @@ class ConfigurationError(TaorError, ValueError):
 
 class SessionError(TaorError, ValueError):
     """A ``Session`` was used in a way it cannot honour; the message says what to do instead."""
+
+
+class InputTooLargeError(SessionError):
+    """An input that cannot fit the model's context window, whatever is compacted."""
 
 
 class SessionClosedError(SessionError):
@@ -195,3 +201,10 @@ class StreamInterruptedError(ProviderError):
     def __init__(self, message: str, *, received: tuple[Any, ...] = (), **kwargs: Any) -> None:
         super().__init__(message, **kwargs)
         self.received = received
+
+
+def brief(message: str, limit: int = 300) -> str:
+    """``message`` as one line of at most ``limit`` characters, for a person to read: an
+    error's text can hold a whole response body or request (the log keeps those)."""
+    line = " ".join(message.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"

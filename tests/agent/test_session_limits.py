@@ -79,12 +79,22 @@ async def test_tool_calls_limit_counts_every_call_of_the_input() -> None:
         await assert_usable(s, model)
 
 
+def assert_limit_without_summary(events: list[Event], model: ScriptedModel, name: str) -> None:
+    """The call or cost limit: ``turn_limit`` naming it, and no summary call past it."""
+    (limit,) = of(events, TurnLimit)
+    assert limit.limit == name
+    assert not of(events, SteeringInjected)
+    assert end_of(events).stop_reason == "turn_limit"
+    model.assert_done()
+
+
 async def test_model_calls_limit_is_per_session_and_can_be_raised() -> None:
-    model = ScriptedModel([LIST, text("first"), text(SUMMARY)])
+    model = ScriptedModel([LIST, text("first")])
     async with session(model, cfg=limits(max_model_calls=2)) as s:
         assert (await s.run("one")).stop_reason == "completed"
         events = await collect(s, "two")
-        assert_limit_and_summary(events, model, "model_calls")
+        assert_limit_without_summary(events, model, "model_calls")
+        assert len(model.requests) == 2
         s.configure(limits=Limits(max_model_calls=10))
         await assert_usable(s, model)
 
@@ -100,28 +110,44 @@ async def test_wall_time_limit_per_input() -> None:
 
 
 async def test_cost_limit_from_the_catalog_prices() -> None:
-    """claude-fable-5-1 costs $10 per million input tokens: 100k tokens cost $1."""
+    """claude-fable-5-1 costs $10 per million input tokens: 100k tokens cost $1. The budget
+    is spent after the first call, so no summary call passes it."""
     expensive = Usage(input_tokens=100_000, output_tokens=0)
     model = ScriptedModel(
-        [
-            replace(LIST, usage=expensive),
-            Reply(text=SUMMARY, usage=Usage(input_tokens=1000, output_tokens=1000)),
-        ],
-        provider="anthropic",
-        model_id="claude-fable-5-1",
+        [replace(LIST, usage=expensive)], provider="anthropic", model_id="claude-fable-5-1"
     )
     async with session(model, cfg=limits(max_cost=1.0)) as s:
         events = await collect(s, "explore")
-        assert_limit_and_summary(events, model, "cost")
+        assert_limit_without_summary(events, model, "cost")
         limit = of(events, TurnLimit)[0]
         assert limit.value == pytest.approx(1.0)
         costs = [(u.cost, u.total_cost) for u in of(events, UsageEvent)]
-        assert costs == [
-            (pytest.approx(1.0), pytest.approx(1.0)),
-            (pytest.approx(0.06), pytest.approx(1.06)),  # 1000 * $10 + 1000 * $50 per 1M
-        ]
+        assert costs == [(pytest.approx(1.0), pytest.approx(1.0))]
         s.configure(limits=Limits(max_cost=5.0))
         await assert_usable(s, model)
+
+
+async def test_a_summary_after_a_round_limit_counts_against_the_call_limit() -> None:
+    """The tool-round limit asks for a summary only while the call limit has room."""
+    model = ScriptedModel([LIST, LIST])
+    async with session(model, cfg=limits(max_tool_rounds=1, max_model_calls=2)) as s:
+        first = await collect(s, "explore")
+        assert of(first, TurnLimit)[0].limit == "tool_rounds"
+        assert of(first, SteeringInjected) and end_of(first).model_calls == 2  # with a summary
+    model = ScriptedModel([LIST])
+    async with session(model, cfg=limits(max_tool_rounds=1, max_model_calls=1)) as s:
+        events = await collect(s, "explore")
+        assert [limit.limit for limit in of(events, TurnLimit)] == ["model_calls"]
+        assert not of(events, SteeringInjected) and len(model.requests) == 1
+
+
+async def test_retries_count_as_model_calls_and_stop_at_the_call_limit() -> None:
+    down = ServerError("busy", provider="scripted")
+    model = ScriptedModel([down, down, down, text("never")])
+    async with session(model, cfg=limits(max_model_calls=2)) as s:
+        result = await s.run("hi")
+        assert len(model.requests) == 2
+        assert (result.stop_reason, result.turns) == ("error", 2)
 
 
 async def test_summary_on_limit_false_skips_the_summary_call() -> None:
@@ -284,3 +310,12 @@ async def test_switching_model_switches_the_context_window(tmp_path: Path) -> No
         compacting = await collect(s, "and more")
     # at 85% of the narrow window compaction is tried; with nothing old to shrink it says so
     assert [w.code for w in of(compacting, WarningEvent)] == ["compaction"]
+
+
+async def test_a_failing_summary_with_a_long_error_is_a_short_warning() -> None:
+    down = ServerError("down: " + "body " * 5000, provider="scripted", retryable=False)
+    model = ScriptedModel([LIST, down])
+    async with session(model, cfg=limits(max_tool_rounds=1)) as s:
+        events = await collect(s, "explore")
+    (warning,) = of(events, WarningEvent)
+    assert "down: body" in warning.message and len(warning.message) <= 400

@@ -128,10 +128,9 @@ async def test_tool_round_limit_stops_the_cycle_with_turn_limit() -> None:
 
 
 async def test_model_call_limit_counts_across_the_session() -> None:
-    """``max_model_calls`` counts per session: the second input hits it."""
-    model = ScriptedModel(
-        [tool_calls(("list_dir", {})), text("first done"), text("summary of the work")]
-    )
+    """``max_model_calls`` counts per session: the second input hits it (and no summary
+    call passes it)."""
+    model = ScriptedModel([tool_calls(("list_dir", {})), text("first done")])
     cfg = limits(max_model_calls=2)
     async with session(model, MemoryEnvironment(), cfg) as s:
         first = await s.run("one")
@@ -326,11 +325,13 @@ async def test_context_length_error_ends_the_cycle_and_keeps_the_session() -> No
         (error,) = of(events, ErrorEvent)
         assert not error.fatal and error.error_type == "ContextLengthError"
         # one message: nothing to compact (the compaction's warning), so no retry
-        assert [w.code for w in of(events, WarningEvent)] == ["compaction", "context_length"]
+        codes = [w.code for w in of(events, WarningEvent)]
+        assert codes == ["compaction", "context_length", "input_refused"]
         assert events[-1].stop_reason == "error"  # type: ignore[union-attr]
         again = await s.run("a small prompt")
     assert (again.stop_reason, again.text) == ("completed", "fine now")
     assert len(model.requests) == 2  # not retried
+    assert [m.text for m in model.requests[1].messages] == ["a small prompt"]  # refused: left out
 
 
 async def test_graceful_shutdown_order(tmp_path: Any) -> None:

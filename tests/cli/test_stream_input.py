@@ -229,7 +229,7 @@ def test_malformed_lines_get_error_lines_and_the_run_goes_on(
         ({"type": "user", "message": {"content": [{"type": "image"}]}}, "only text blocks"),
         ({"type": "permission", "request_id": "perm_x", "decision": "allow"}, "perm_x"),
         ({"type": "permission", "request_id": "perm_x", "decision": "yes"}, "'yes' is not one"),
-        (b"\xff\xfe", "not UTF-8"),
+        (b"\xff\xfe", "not JSON"),
     ]
     server.push(text("Fine."))
     run = Driven(*local(server), cwd=tmp_path)

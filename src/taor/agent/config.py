@@ -28,7 +28,13 @@ class Limits:
     follows unless ``summary_on_limit`` is off, capped at ``summary_tokens`` and stopped after
     ``summary_time`` seconds (its partial text kept), so an input stopped by the deadline ends
     within ``max_wall_time + summary_time`` plus the second or two it takes to stop a tool's
-    processes."""
+    processes.
+
+    ``max_model_calls`` counts every request sent: retries, recoveries of a malformed tool call
+    and the summary included; none of them starts once the limit is reached (so the summary
+    is skipped at the call or cost limit). ``max_cost`` is checked before each request: no
+    request starts once the known cost is at or over it, but the one in flight when it is
+    crossed is paid for, so the total can pass it by that one call."""
 
     max_model_calls: int = 0  # per session
     max_tool_rounds: int = 0  # per input

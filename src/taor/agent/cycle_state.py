@@ -14,6 +14,7 @@ from taor.errors import ProviderError
 class Cycle:
     """What lives for one input (or one compaction between inputs); the driver starts a new
     one each time. ``started``, ``rounds`` and ``calls`` are what the limits count;
+    ``model_calls`` the requests sent to the model (retries and cut-off calls included);
     ``running_calls`` the tool calls started and not ended (id -> name); ``stopping`` is set by
     an interrupt, a close or the wall-time deadline just before they cancel the cycle's task;
     ``failure`` is the provider error that ended it."""
@@ -21,6 +22,7 @@ class Cycle:
     started: float = 0.0
     rounds: int = 0
     calls: int = 0
+    model_calls: int = 0
     running_calls: dict[str, str] = field(default_factory=dict)
     stopping: StopReason | None = None
     failure: ProviderError | None = None

@@ -18,7 +18,8 @@ from taor.llm.response import Usage
 @dataclass(frozen=True, kw_only=True, slots=True)
 class RunResult:
     """The final text, why the cycle stopped, its usage and cost (None when a price is
-    unknown), the model calls (``turns``) and tool calls it made, and its last error."""
+    unknown), the model calls (``turns``: every request sent, retries and calls cut short
+    included) and tool calls it made, and its last error."""
 
     text: str
     stop_reason: StopReason
@@ -60,7 +61,7 @@ class ResultBuilder:
             stop_reason=end.stop_reason if end else "closed",
             usage=self._usage,
             cost=self._cost,
-            turns=self._turns,
+            turns=max(self._turns, end.model_calls) if end else self._turns,
             tool_calls=self._tool_calls,
             error=self._error,
         )

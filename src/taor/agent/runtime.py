@@ -32,6 +32,7 @@ from taor.agent.record.store import TranscriptStore
 from taor.agent.record.summary import recorded_totals
 from taor.agent.record.transcript import Transcript
 from taor.agent.record.turns import SteeringSource, SteeringTurn, Turn, UserTurn
+from taor.agent.record.unicode import repaired, scrubbed
 from taor.env.base import Environment
 from taor.llm.catalog import Catalog
 from taor.llm.model import Model
@@ -141,6 +142,7 @@ class Runtime:
             await self.store.append(turn)
 
     async def inject(self, text: str, source: SteeringSource) -> SteeringInjected:
+        text, _ = repaired(text)  # steering from a pipe may hold bytes that are not UTF-8
         await self.append(SteeringTurn(text=text, source=source))
         return SteeringInjected(text=text, source=source)
 
@@ -155,7 +157,7 @@ class Runtime:
         """The next request, derived from the transcript (checked by the validator first)."""
         self.transcript.check()
         config = self.config
-        return Request(
+        request = Request(
             messages=self.transcript.messages(),
             model=self.model.model_id,
             system=self.system_prompt(),
@@ -169,6 +171,7 @@ class Runtime:
             provider_options=config.provider_options,
             metadata={"session_id": self.session_id},  # OpenAI's prompt_cache_key
         )
+        return scrubbed(request)  # text that is not UTF-8 is never sent (``record.unicode``)
 
     def system_prompt(self) -> str:
         """The config's prompt when it sets one, else the session's built prompt (byte-stable)."""
@@ -219,6 +222,21 @@ class Runtime:
             if limit and value >= limit:
                 return TurnLimit.reached(name, limit, value)
         return None
+
+    def spent(self) -> TurnLimit | None:
+        """The session's call or cost limit when it is used up: no further call may start, not
+        even taor's own (a summary, a recovery, a retry)."""
+        limits = self.config.limits
+        if limits.max_model_calls and self.model_calls >= limits.max_model_calls:
+            return TurnLimit.reached("model_calls", limits.max_model_calls, self.model_calls)
+        if limits.max_cost and self.usage.known_cost >= limits.max_cost:
+            return TurnLimit.reached("cost", limits.max_cost, self.usage.known_cost)
+        return None
+
+    def calls_left(self) -> int | None:
+        """How many more requests the call limit allows (None: no call limit)."""
+        limit = self.config.limits.max_model_calls
+        return max(0, limit - self.model_calls) if limit else None
 
     def wall_time_limit(self) -> TurnLimit:
         """The event for the wall-time deadline, which passed while a step was in flight."""

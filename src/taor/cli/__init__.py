@@ -8,8 +8,9 @@ exit code (``outcome``), ``stream_run`` serves JSON lines from stdin
 they answer at once.
 
 Exit codes: 0 done, 1 error (provider, internal), 2 usage or configuration error, 3 a limit
-stopped the run, 4 a permission request was denied because no one could answer it, 130
-interrupted (SIGINT or SIGTERM; the session is closed properly).
+or the loop detection stopped the run, 4 a permission request was denied because no one could answer it, 130
+interrupted (SIGINT or SIGTERM; the session is closed properly; also a Ctrl-C while the command
+starts, quietly).
 """
 
 from __future__ import annotations
@@ -29,7 +30,15 @@ SUBCOMMANDS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
+    """Run the command; Ctrl-C before a run can take it (while the command imports, reads its
+    settings or connects) exits 130 without a traceback, as Ctrl-C during a run does."""
+    try:
+        return _command(sys.argv[1:] if argv is None else argv)
+    except KeyboardInterrupt:
+        return 130  # ``outcome.EXIT_INTERRUPTED``, not imported: this must not fail
+
+
+def _command(args: list[str]) -> int:
     if args == ["--version"] or args == ["-V"]:
         print(f"taor {__version__}")
         return 0

@@ -28,8 +28,9 @@ other commands: taor config show, taor trust [DIR | --list | --revoke [DIR]], ta
 exit codes:
   0    done
   1    error (provider, internal)
-  2    usage or configuration error
-  3    a limit stopped the run (--max-turns, --max-budget-usd, --max-wall)
+  2    usage or configuration error, or an input too large for the model's context window
+  3    a limit (--max-turns, --max-budget-usd, --max-wall) or the loop detection stopped
+       the run
   4    a permission request was denied because no one could answer it
   130  interrupted (SIGINT or SIGTERM)"""
 
@@ -85,8 +86,18 @@ def _run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--permission-mode", choices=MODES)
     p.add_argument("--allow", action="append", default=[], metavar="RULE")
     p.add_argument("--deny", action="append", default=[], metavar="RULE")
-    p.add_argument("--max-turns", type=int, metavar="N", help="model calls at most")
-    p.add_argument("--max-budget-usd", type=float, metavar="USD")
+    p.add_argument(
+        "--max-turns",
+        type=int,
+        metavar="N",
+        help="model calls at most (retries and the summary included)",
+    )
+    p.add_argument(
+        "--max-budget-usd",
+        type=float,
+        metavar="USD",
+        help="no model call starts once this is spent (the one in flight may pass it)",
+    )
     p.add_argument("--max-wall", type=float, metavar="SECONDS")
     p.add_argument("--temperature", type=float, metavar="T", help="sampling temperature, 0 to 2")
     p.add_argument("--max-output-tokens", type=int, metavar="N", help="output tokens per reply")

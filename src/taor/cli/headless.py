@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from taor.cli.args import UsageError, parse
 from taor.cli.outcome import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE
-from taor.errors import ConfigurationError, TaorError
+from taor.errors import ConfigurationError, TaorError, brief
 
 if TYPE_CHECKING:
     from logging import Logger
@@ -39,9 +39,11 @@ def run_command(argv: list[str]) -> int:
     from taor.cli.logs import close_log, open_log
 
     log = open_log(settings.log_level, verbose=settings.verbosity == "verbose")
+    library = _library_log(log)
     try:
         return _headless(args, settings, log)
     finally:
+        library.handlers.clear()
         close_log(log)
 
 
@@ -52,6 +54,20 @@ def _say_ignored(settings: Settings) -> None:
     line = notice(settings.ignored)
     if line:
         print(f"taor: {line}", file=sys.stderr)
+
+
+def _library_log(log: Logger) -> Logger:
+    """The library's logger (whole provider errors, tracebacks) into the log file only: its
+    lines are too long for the screen, even with --verbose."""
+    import logging
+
+    library = logging.getLogger("taor.agent")
+    library.propagate = False
+    library.setLevel(log.level)
+    for handler in log.handlers:
+        if isinstance(handler, logging.FileHandler):
+            library.addHandler(handler)
+    return library
 
 
 def _headless(args: Namespace, settings: Settings, log: Logger) -> int:
@@ -80,11 +96,27 @@ def _headless(args: Namespace, settings: Settings, log: Logger) -> int:
         from taor.cli.stream_run import run_stream
 
         return _guarded(run_stream(args, settings, args.headless, render, log), render, log)
-    prompt = args.headless or ("" if sys.stdin.isatty() else sys.stdin.read())
+    prompt = _prompt(args.headless or args.prompt or "", render)  # taor -p --continue "task"
     if not prompt.strip():
         render.problem('no prompt: give one after -p, or on stdin (echo "task" | taor -p)')
         return EXIT_USAGE
     return _guarded(_run(args, settings, prompt, render, log), render, log)
+
+
+def _prompt(given: str, render: Renderer) -> str:
+    """The prompt from ``-p`` or stdin; bytes that are not UTF-8 (argv holds them as lone
+    surrogates) become U+FFFD, with one line that says so."""
+    if given:
+        raw = given.encode("utf-8", "surrogateescape")
+    else:
+        raw = b"" if sys.stdin.isatty() else sys.stdin.buffer.read()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        prompt = raw.decode("utf-8", "replace")
+    bad = prompt.count("\ufffd") - raw.decode("utf-8", "ignore").count("\ufffd")
+    render.problem(f"the prompt is not all UTF-8: {bad} character(s) replaced with U+FFFD")
+    return prompt
 
 
 def _interactive(args: Namespace, settings: Settings, render: Renderer, log: Logger) -> int:
@@ -112,13 +144,14 @@ def _guarded(run: Coroutine[Any, Any, int], render: Renderer, log: Logger) -> in
         return EXIT_USAGE
     except TaorError as error:
         log.error("%s", error, exc_info=True)
-        render.problem(str(error))
+        render.problem(brief(str(error)))
         return EXIT_ERROR
     except Exception as error:  # a bug of taor's: its details go to the log, not the screen
         from taor.cli.logs import log_file
 
         log.critical("internal error", exc_info=True)
-        render.problem(f"internal error ({type(error).__name__}: {error}); details in {log_file()}")
+        what = brief(f"{type(error).__name__}: {error}", 200)
+        render.problem(f"internal error ({what}); details in {log_file()}")
         return EXIT_ERROR
 
 
@@ -126,7 +159,7 @@ async def _run(
     args: Namespace, settings: Settings, prompt: str, render: Renderer, log: Logger
 ) -> int:
     from taor.cli.logs import log_event
-    from taor.cli.outcome import Outcome, on_signals
+    from taor.cli.outcome import Outcome, on_signals, stop_line
     from taor.cli.rewind import rewind_first
     from taor.cli.setup import session_from
 
@@ -146,4 +179,6 @@ async def _run(
     summary = outcome.summary(session.id)
     log.info("run ended: %s after %.1f s", summary["stop_reason"], summary["duration_s"])
     render.final(summary)
+    if settings.verbosity != "quiet" and (line := stop_line(outcome, summary)) is not None:
+        render.problem(line)
     return EXIT_INTERRUPTED if interrupted.is_set() else outcome.exit_code()

@@ -28,6 +28,10 @@ class Outcome:
         self._builder = ResultBuilder()
         self._started = time.monotonic()
         self.denials: list[dict[str, str]] = []  # calls no one could allow: tool and call id
+        self.stopped_by = ""  # the limit's or the loop detection's message, when one stopped it
+        self.limit = ""  # the limit's name (``TurnLimit.limit``) when a limit stopped it
+        self.refused = False  # the input was refused before it was sent (too large)
+        self.input_refused = False  # the provider refused it: it is left out from now on
 
     @property
     def denied(self) -> bool:
@@ -40,6 +44,14 @@ class Outcome:
         if event.agent_id:
             return
         self._builder.feed(event)
+        if event.kind == "error" and event.error_type == "InputTooLargeError":
+            self.refused = True
+        if event.kind == "warning" and event.code == "input_refused":
+            self.input_refused = True
+        if event.kind == "turn_limit":
+            self.stopped_by, self.limit = event.message, event.limit
+        elif event.kind == "loop_detection" and event.stopped:
+            self.stopped_by = event.message
         if event.kind == "permission_decision" and (event.decision, event.source) == (
             "deny",
             "default",
@@ -67,10 +79,38 @@ class Outcome:
         if stop == "interrupted" or stop == "closed":
             return EXIT_INTERRUPTED
         if stop == "error":
-            return EXIT_ERROR
-        if stop == "turn_limit":
+            return EXIT_USAGE if self.refused else EXIT_ERROR
+        if stop == "turn_limit" or stop == "loop_detected":
             return EXIT_LIMIT
         return EXIT_DENIED if self.denied else EXIT_DONE
+
+
+# The flag that raises each limit the command sets (the others come from the config file).
+LIMIT_FLAGS = {"model_calls": "--max-turns", "cost": "--max-budget-usd", "wall_time": "--max-wall"}
+
+
+def stop_line(outcome: Outcome, summary: dict[str, Any]) -> str | None:
+    """The one stderr line for a run a limit or the loop detection stopped (which, what was
+    done, and how to go on), or whose input the provider refused; None for any other end."""
+    if outcome.input_refused:
+        return (
+            "the provider refused this input; it is left out of the session from now on: go "
+            'on with taor -p --continue "another input", or --rewind N to go back before it'
+        )
+    if not outcome.stopped_by or summary["stop_reason"] not in ("turn_limit", "loop_detected"):
+        return None
+    cost = summary["cost_usd"]
+    spent = "cost unknown" if cost is None else f"${cost:.4f}"
+    done = f"{summary['model_calls']} model call(s), {summary['tool_calls']} tool call(s), {spent}"
+    flag = LIMIT_FLAGS.get(outcome.limit)
+    if outcome.limit:
+        how = f"raise {flag} and " if flag else "raise the limit and "
+    else:
+        how = "give it another way in and "
+    return (
+        f"{outcome.stopped_by.rstrip('.')}; done: {done}. To go on, {how}"
+        'run taor -p --continue "what next"'
+    )
 
 
 def on_signals(session: Session) -> asyncio.Event:

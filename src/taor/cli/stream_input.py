@@ -88,10 +88,8 @@ Command = Order | Query | Close
 
 def parse_line(raw: bytes | str) -> Command | None:
     """The command on a line; None for a blank line; ``SessionError`` for anything else."""
-    try:
-        line = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-    except UnicodeDecodeError:
-        raise SessionError("not UTF-8 text") from None
+    # Bytes that are not UTF-8 go on as lone surrogates: the session replaces them and warns.
+    line = raw.decode("utf-8", "surrogateescape") if isinstance(raw, bytes) else raw
     if not line.strip():
         return None
     try:

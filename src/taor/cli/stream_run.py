@@ -30,7 +30,14 @@ from taor.agent.events import (
     UserInput,
 )
 from taor.cli.logs import log_event
-from taor.cli.outcome import EXIT_DONE, EXIT_INTERRUPTED, EXIT_USAGE, Outcome, on_signals
+from taor.cli.outcome import (
+    EXIT_DONE,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    Outcome,
+    on_signals,
+    stop_line,
+)
 from taor.cli.rewind import as_json
 from taor.cli.stream_input import (
     Checkpoints,
@@ -184,7 +191,10 @@ class StreamRun:
         if self._cycle is not None and self._cycle[0] == event.cycle:
             outcome, self._cycle = self._cycle[1], None
         outcome.feed(event)
-        self.render.final(outcome.summary(self.session.id))
+        summary = outcome.summary(self.session.id)
+        self.render.final(summary)
+        if (line := stop_line(outcome, summary)) is not None:
+            self.render.problem(line)
         self.exit_code = outcome.exit_code()
         self._ended += 1
         if self._ended >= self._queued:

@@ -157,10 +157,14 @@ class ErrorEvent(EventBase):
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ProcessingEnd(EventBase):
+    """The cycle's end: why, its final text, and the requests it sent to the model
+    (``model_calls``: every one the server saw, retries and calls cut short included)."""
+
     kind: Literal["processing_end"] = "processing_end"
     cycle: int
     stop_reason: StopReason
     text: str = ""
+    model_calls: int = 0
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -12,6 +12,7 @@ interrupt would, then ends the cycle as the other limits do, with a bounded summ
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 
@@ -22,8 +23,10 @@ from taor.agent.events import (
     SteeringInjected,
     StopReason,
     TurnLimit,
+    WarningEvent,
 )
 from taor.agent.loop.deadline import Deadline
+from taor.agent.loop.input_check import oversized
 from taor.agent.loop.model_call import Streamed, call_model, record_response
 from taor.agent.loop.steps import (
     after_limit,
@@ -35,10 +38,15 @@ from taor.agent.loop.steps import (
     stop_hook,
 )
 from taor.agent.loop.tool_round import run_round
-from taor.agent.record.turns import NoticeTurn, ToolResultsTurn
+from taor.agent.record.turns import AssistantTurn, NoticeTurn, ToolResultsTurn, UserTurn
 from taor.agent.runtime import Runtime
-from taor.errors import ProviderError
+from taor.errors import InvalidRequestError, ProviderError, brief
 from taor.llm.types import ToolResultPart
+
+# What is too long for an event (a provider's whole answer, a traceback) goes to this logger;
+# the command writes it to its log file. Silent unless a host gives it a handler.
+_log = logging.getLogger("taor.agent")
+_log.addHandler(logging.NullHandler())
 
 
 @dataclass(kw_only=True, slots=True)
@@ -76,18 +84,26 @@ async def run_cycle(rt: Runtime, cycle: int, prompt: str) -> AsyncGenerator[Even
             yield event
     except Exception as error:  # a bug in taor or a host callback: keep the session usable
         at.stop = "error"
+        _log.error("internal error in the turn loop", exc_info=True)
         await settle_pending(rt, at.results, "cancelled")
-        await rt.append(NoticeTurn(text=f"internal error: {error!r}"))
-        yield ErrorEvent(message=f"Internal error: {error!r}", error_type=type(error).__name__)
+        what = brief(f"{type(error).__name__}: {error}")  # the whole of it is in the log
+        await rt.append(NoticeTurn(text=f"internal error: {what}"))
+        yield ErrorEvent(message=f"Internal error: {what}", error_type=type(error).__name__)
     if at.limit is not None:
         async for event in _limit_summary(rt, at):
             yield event
-    yield ProcessingEnd(cycle=cycle, stop_reason=at.stop, text=at.text)
+    yield ProcessingEnd(
+        cycle=cycle, stop_reason=at.stop, text=at.text, model_calls=rt.cycle.model_calls
+    )
 
 
 async def _think_act_observe(
     rt: Runtime, cycle: int, prompt: str, at: _Progress
 ) -> AsyncIterator[Event]:
+    if (refused := oversized(rt, prompt)) is not None:  # not sent, not recorded
+        at.stop = "error"
+        yield refused
+        return
     for event in await begin(rt, cycle, prompt):
         yield event
     while True:
@@ -97,7 +113,9 @@ async def _think_act_observe(
         at.streamed = Streamed()
         async for event in call_model(rt, at.streamed):  # compacts first when due
             yield event
-        assert at.streamed.response is not None
+        if at.streamed.response is None:  # a limit kept the call from being asked again
+            at.limit = at.streamed.limit
+            return
         for event in await record_response(rt, at.streamed.response):
             yield event
         at.text, calls = at.streamed.response.text, at.streamed.response.tool_calls
@@ -119,8 +137,8 @@ async def _think_act_observe(
             yield event
         if (detected := await check_loops(rt, calls)) is not None:
             yield detected
-            if detected.stopped:
-                at.stop = "loop_detected"
+            if detected.stopped:  # the result says so, not the model's last words
+                at.stop, at.text = "loop_detected", detected.message
                 return
             yield await rt.inject(detected.message, "loop_detection")
 
@@ -144,5 +162,25 @@ async def _limit_summary(rt: Runtime, at: _Progress) -> AsyncIterator[Event]:
 async def _failed(rt: Runtime, error: ProviderError) -> list[Event]:
     """The cycle ends on a provider error; the transcript says so, for people reading it."""
     rt.cycle.failure = error
-    await rt.append(NoticeTurn(text=f"error: {error}"))
-    return failure_events(error)
+    _log.error("model call failed: %s", error)  # whole here; the event's message is brief
+    refused = isinstance(error, InvalidRequestError) and not _answered_since_input(rt)
+    await rt.append(NoticeTurn(text=f"error: {error}", refused_input=refused))
+    events = failure_events(error)
+    if refused:  # else the next input would carry it again, merged, and fail again
+        message = (
+            "The provider refused this input; it stays in the record but is left out of "
+            "the conversation: send another input to go on."
+        )
+        events.append(WarningEvent(message=message, code="input_refused"))
+    return events
+
+
+def _answered_since_input(rt: Runtime) -> bool:
+    """Whether the model answered since the last input (a refusal is then of something
+    else than the input: a tool's result, say)."""
+    for turn in reversed(rt.transcript.turns):
+        if isinstance(turn, AssistantTurn):
+            return True
+        if isinstance(turn, UserTurn):
+            return False
+    return False

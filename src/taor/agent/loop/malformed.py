@@ -5,7 +5,8 @@ arguments are not JSON, for example a long string left unclosed).
 Asking the same again would get the same call back, so the model is asked differently, each
 time with a ``retry`` event: once more with a nudge that says what went wrong and a little
 temperature, then with more temperature, then without tools (it answers in words, and the cycle
-ends there rather than on an error). The nudge is added to the request only, never to the
+ends there rather than on an error). Each request counts against the session's call and cost
+limits; when they are used up no recovery starts and the cycle ends at the limit. The nudge is added to the request only, never to the
 transcript; a recovered response is recorded like any other.
 """
 
@@ -63,6 +64,9 @@ async def stream_recovering(rt: Runtime, request: Request, out: Streamed) -> Asy
         except MalformedToolCallError as error:
             if recovery is None:
                 raise
+            if (limit := rt.spent()) is not None:  # asking again would pass the limit
+                out.limit = limit
+                return
             yield Retry(
                 attempt=number,
                 delay=0.0,

@@ -37,6 +37,7 @@ from taor.agent.events import (
     ServerToolResult,
     ServerToolUse,
     ThinkingDelta,
+    TurnLimit,
     UsageEvent,
 )
 from taor.agent.loop.call_ids import unique_calls
@@ -47,7 +48,7 @@ from taor.errors import ContextLengthError
 from taor.llm import events as llm
 from taor.llm.assembler import Assembler
 from taor.llm.response import FinishReason, Response, Usage
-from taor.llm.retry import RetryInfo, retry_stream
+from taor.llm.retry import RetryInfo, RetryPolicy, retry_stream
 from taor.llm.types import Message, Request, ServerToolPart, TextPart
 
 
@@ -57,6 +58,7 @@ class Streamed:
 
     assembler: Assembler | None = None
     response: Response | None = None
+    limit: TurnLimit | None = None  # no response: the limit that kept a recovery from starting
 
     def partial_text(self) -> str:
         return self.assembler.message().text if self.assembler is not None else ""
@@ -109,13 +111,14 @@ async def stream_response(rt: Runtime, request: Request, out: Streamed) -> Async
     each retry starts a fresh assembler and is reported with a ``retry`` event."""
 
     def attempt() -> AsyncIterator[llm.StreamEvent]:
-        rt.model_calls += 1
+        rt.model_calls += 1  # every request the server sees counts, a retry's too
+        rt.cycle.model_calls += 1
         return watched_stream(rt.model, request, rt.config.timeouts)
 
     out.assembler = assembler = Assembler(rt.model.provider)
     shown = False  # text of this attempt reached the host
     one_call = rt.config.parallel_tool_calls is False
-    items = retry_stream(attempt, rt.config.retry, rt.sleep)
+    items = retry_stream(attempt, _within_limit(rt), rt.sleep)
     async with aclosing(items):  # type: ignore[type-var]
         async for item in items:
             if isinstance(item, RetryInfo):
@@ -152,6 +155,15 @@ async def stream_response(rt: Runtime, request: Request, out: Streamed) -> Async
     response = assembler.response()
     message = unique_calls(response.message, rt.transcript.call_ids())
     out.response = dataclasses.replace(response, message=message)
+
+
+def _within_limit(rt: Runtime) -> RetryPolicy:
+    """The retry policy, its attempts cut to what the call limit has left: retries are
+    requests too, and a limit is never passed by taor's own calls."""
+    left, policy = rt.calls_left(), rt.config.retry
+    if left is None or left >= policy.max_attempts:
+        return policy
+    return dataclasses.replace(policy, max_attempts=max(1, left))
 
 
 def _server_tool_event(part: ServerToolPart) -> ServerToolUse | ServerToolResult:

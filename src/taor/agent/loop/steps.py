@@ -23,8 +23,9 @@ from taor.agent.loop.model_call import Streamed, record_partial, record_response
 from taor.agent.policy.hooks import HookFailure, run_stop, run_user_prompt
 from taor.agent.record.transcript import synthetic_result
 from taor.agent.record.turns import NoticeTurn, ToolResultsTurn, UserTurn
+from taor.agent.record.unicode import repaired
 from taor.agent.runtime import Runtime
-from taor.errors import AuthenticationError, ContextLengthError, ProviderError
+from taor.errors import AuthenticationError, ContextLengthError, ProviderError, brief
 from taor.llm.types import TextPart, ToolCallPart, ToolChoice, ToolResultPart
 
 LIMIT_SUMMARY = (
@@ -42,6 +43,10 @@ async def begin(rt: Runtime, cycle: int, prompt: str) -> list[Event]:
         events.append(_hook_error(changed))
     else:
         prompt = changed
+    prompt, bad = repaired(prompt)
+    if bad:
+        message = f"The input was not all UTF-8: {bad} character(s) replaced with U+FFFD."
+        events.append(WarningEvent(message=message, code="encoding"))
     if rt.prompt is not None and await rt.prompt.refresh_if_changed():
         events.append(SystemPromptChanged(reason="a project instruction file changed"))
     await rt.append(UserTurn(content=(TextPart(text=prompt),)))
@@ -51,13 +56,13 @@ async def begin(rt: Runtime, cycle: int, prompt: str) -> list[Event]:
 
 
 async def after_limit(rt: Runtime, limit: TurnLimit, streamed: Streamed) -> AsyncIterator[Event]:
-    """Report the limit; then, unless switched off, ask for a last text-only summary (left in
-    ``streamed``: it is the cycle's final text), bounded by ``summary_tokens`` and
+    """Report the limit; then, unless switched off or the call or cost limit is used up, ask
+    for a last text-only summary (left in ``streamed``: it is the cycle's final text), bounded by ``summary_tokens`` and
     ``summary_time`` and stopped by an interrupt like any other model call."""
     yield limit
     limits = rt.config.limits
-    if not limits.summary_on_limit:
-        return
+    if not limits.summary_on_limit or rt.spent() is not None:
+        return  # switched off, or it would be a call past the session's call or cost limit
     yield await rt.inject(LIMIT_SUMMARY.format(message=limit.message), "limit")
     request = rt.request(tool_choice=ToolChoice(mode="none"))
     if limits.summary_tokens:
@@ -79,7 +84,8 @@ async def after_limit(rt: Runtime, limit: TurnLimit, streamed: Streamed) -> Asyn
     except ProviderError as error:
         if isinstance(error, AuthenticationError):
             raise  # the key is bad: the session closes, as for any other call
-        yield WarningEvent(message=f"The summary after the limit failed: {error}", code="limit")
+        message = f"The summary after the limit failed: {brief(str(error))}"
+        yield WarningEvent(message=message, code="limit")
         await rt.append(NoticeTurn(text=f"summary after the limit failed: {error}"))
         return
     assert streamed.response is not None
@@ -179,7 +185,7 @@ def failure_events(error: ProviderError) -> list[Event]:
     fatal = isinstance(error, AuthenticationError)
     events: list[Event] = [
         ErrorEvent(
-            message=str(error),
+            message=brief(str(error)),  # a provider's body can be long: the log has it whole
             error_type=type(error).__name__,
             fatal=fatal,
             request_id=error.request_id or "",

@@ -177,6 +177,7 @@ class Transcript:
         self.turns: list[Turn] = []
         self._messages: list[Message] = []
         self._last_user_side = False
+        self._before_input: tuple[int, Message | None, bool] | None = None
         self._validator = _Validator()
         for turn in turns:
             self.append(turn)
@@ -190,10 +191,17 @@ class Transcript:
         """Send ``messages`` for ``turns[:upto]`` (all by default); later turns extend them."""
         self._messages = list(messages)
         self._last_user_side = bool(messages) and messages[-1].role != "assistant"
+        self._before_input = None
         for turn in self.turns[len(self.turns) if upto is None else upto :]:
             self._derive(turn)
 
     def _derive(self, turn: Turn) -> None:
+        if isinstance(turn, NoticeTurn) and turn.refused_input:
+            self._withdraw_input()
+            return
+        if isinstance(turn, UserTurn):  # what to go back to if the provider refuses it
+            last = self._messages[-1] if self._last_user_side else None
+            self._before_input = (len(self._messages), last, self._last_user_side)
         if isinstance(turn, AssistantTurn):
             self._messages.append(turn.message)
             self._last_user_side = False
@@ -206,6 +214,17 @@ class Transcript:
         else:
             self._messages.append(message)
         self._last_user_side = True
+
+    def _withdraw_input(self) -> None:
+        """The messages as they were before the last input: it was refused."""
+        if self._before_input is None:  # compacted into a summary already: it stays
+            return
+        count, last, user_side = self._before_input
+        self._before_input = None
+        del self._messages[count:]
+        if last is not None:
+            self._messages[count - 1] = last
+        self._last_user_side = user_side
 
     def messages(self) -> tuple[Message, ...]:
         return tuple(self._messages)

@@ -74,8 +74,13 @@ class SteeringTurn:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class NoticeTurn:
+    """A note for people reading the record, never sent. ``refused_input``: the provider
+    refused the input before it (and what was steered in with it) for its content; it stays
+    in the record and is left out of every later request."""
+
     kind: Literal["notice"] = "notice"
     text: str
+    refused_input: bool = False
     timestamp: float = field(default_factory=time.time)
 
 

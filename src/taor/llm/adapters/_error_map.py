@@ -198,7 +198,7 @@ def _mapped(provider: str, exc: BaseException) -> e.ProviderError:
     if isinstance(exc, (httpx2.RemoteProtocolError, httpx2.ReadError)):
         return e.StreamInterruptedError(f"the connection broke: {exc}", provider=provider)
     if isinstance(exc, httpx2.TransportError) or "Connection" in name:
-        return e.NetworkError(f"cannot reach the provider: {exc}", provider=provider)
+        return network_error(provider, exc)
     return e.ServerError(f"{name}: {exc}", provider=provider, retryable=False, raw=repr(exc))
 
 
@@ -207,3 +207,58 @@ def _safe_text(response: httpx2.Response) -> str:
         return response.text
     except httpx2.ResponseNotRead:
         return ""
+
+
+def network_error(provider: str, exc: BaseException) -> e.NetworkError:
+    """No answer at all, with the URL it was asked at. A refused connection to this machine
+    (a local server that is not running) is not retried: it fails the same way a second later,
+    and the person wants to hear it now."""
+    url = _url_of(exc)
+    where = f" at {url}" if url else ""
+    refused = _refused(exc) and _loopback(url)
+    cause = "connection refused (is the server running?)" if refused else str(exc)
+    message = f"cannot reach the provider{where}: {cause}"
+    return e.NetworkError(message, provider=provider, retryable=False if refused else None)
+
+
+def _url_of(exc: BaseException) -> str:
+    """The URL of the request that failed (without its query, which may hold a key)."""
+    for error in _chain(exc):
+        try:
+            request = getattr(error, "request", None)
+        except RuntimeError:  # httpx raises when the error has no request
+            continue
+        url = getattr(request, "url", None)
+        if url is not None:
+            return str(url).split("?", 1)[0]
+    return ""
+
+
+def _refused(exc: BaseException) -> bool:
+    return any(
+        isinstance(error, ConnectionRefusedError) or "Connection refused" in str(error)
+        for error in _chain(exc)
+    )
+
+
+def _loopback(url: str) -> bool:
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    host = urlsplit(url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and the errors it was raised from, outermost first."""
+    seen: list[BaseException] = []
+    error: BaseException | None = exc
+    while error is not None and error not in seen and len(seen) < 10:
+        seen.append(error)
+        error = error.__cause__ or error.__context__
+    return seen

@@ -11,9 +11,8 @@ from typing import Any
 
 import httpx2
 
-from taor import errors as e
 from taor._version import __version__
-from taor.llm.adapters._error_map import error_from_body
+from taor.llm.adapters._error_map import error_from_body, network_error
 
 
 class RawClient:
@@ -46,8 +45,7 @@ class RawClient:
         except httpx2.TimeoutException:
             raise  # the mapper tells a connect timeout from an idle one
         except httpx2.TransportError as exc:  # no response at all: as the SDKs report it
-            error = e.NetworkError(f"cannot reach the provider: {exc}", provider=self._provider)
-            raise error from exc
+            raise network_error(self._provider, exc) from exc
         if response.status_code < 400:
             return response
         try:
