@@ -45,6 +45,10 @@ def test_a_key_in_the_environment_makes_its_provider_ready(project: Path) -> Non
 def test_a_key_in_the_project_env_file_is_found_and_not_shown(project: Path) -> None:
     (project / ".env").write_text(f"OPENAI_API_KEY={SECRET}\n")
     code, lines, everything = doctor(project)
+    assert code == 1 and lines["openai"].startswith("missing")
+    assert "OPENAI_API_KEY in the project's files is not used until you trust" in lines["openai"]
+    assert taor("trust", cwd=project, env={"XDG_CONFIG_HOME": str(project.parent / "config")})
+    code, lines, everything = doctor(project)
     assert code == 0 and "OPENAI_API_KEY (the project's .env)" in lines["openai"]
     assert SECRET not in everything
 

@@ -67,7 +67,7 @@ def all_checks(args: argparse.Namespace, environ: os._Environ[str]) -> list[Chec
     return [
         do.python(),
         config,
-        *do.keys(sources, config_file),
+        *do.keys(sources, config_file, held=do.held_keys(settings)),
         do.model(settings, environ),
         do.sessions_dir(sessions_dir(cwd)),
         do.ripgrep(),

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -54,7 +54,15 @@ def key_sources(environ: Mapping[str, str], settings: Settings | None) -> dict[s
     return found
 
 
-def keys(sources: Mapping[str, str], config_file: str) -> list[Check]:
+def held_keys(settings: Settings | None) -> Set[str]:
+    """The keys the project's files set that are not used: its folder is not trusted."""
+    ignored = settings.ignored if settings else ()
+    return {item.name for item in ignored if item.reason == "untrusted"}
+
+
+def keys(
+    sources: Mapping[str, str], config_file: str, *, held: Set[str] = frozenset()
+) -> list[Check]:
     from taor.llm.connect import PROVIDERS
 
     checks = []
@@ -66,6 +74,11 @@ def keys(sources: Mapping[str, str], config_file: str) -> list[Check]:
             checks.append(Check(name=provider, status="ok", detail=f"key from {_where(source)}"))
             continue
         names = " or ".join(spec.key_vars)
+        unused = [name for name in (*spec.key_vars, f"keys.{provider}") if name in held]
+        if unused:
+            detail = f"{unused[0]} in the project's files is not used until you trust this folder (taor trust)"
+            checks.append(Check(name=provider, status="missing", detail=detail))
+            continue
         fix = f"set {names} (in the environment or .env), or [keys] {provider} in {config_file}"
         checks.append(Check(name=provider, status="missing", detail=f"no key: {fix}"))
     return checks

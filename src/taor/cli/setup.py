@@ -118,7 +118,9 @@ def config_from(settings: Settings, *, interactive: bool = False) -> SessionConf
     system_prompt = ""
     if settings.system_prompt_file:
         try:
-            system_prompt = Path(settings.system_prompt_file).read_text(encoding="utf-8", errors="replace")
+            system_prompt = Path(settings.system_prompt_file).read_text(
+                encoding="utf-8", errors="replace"
+            )
         except OSError as error:
             raise ConfigurationError(
                 f"system_prompt_file {settings.system_prompt_file!r} "

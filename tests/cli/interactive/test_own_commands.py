@@ -28,6 +28,8 @@ def test_a_users_command_takes_arguments_and_a_projects_waits_for_trust(
     (workspace / ".taor" / "commands" / "deploy.md").write_text("Deploy everything now.\n")
     server.push(text("Reviewed."))
     term = start()
+    term.wait_for("• commands /deploy (.taor/commands)")
+    term.send("n")  # not trusted: the project's commands stay off
     term.wait_for(PROMPT_READY)
     term.type("/rev")
     term.keys("Tab")
@@ -36,7 +38,7 @@ def test_a_users_command_takes_arguments_and_a_projects_waits_for_trust(
     term.wait_for("Reviewed.")
     assert server.requests[-1].json["messages"][-1]["content"] == "Review app.py, then tests.py."
     term.send("/help")
-    shown = term.wait_for("review two files (user)")
+    shown = term.wait_for("review two files (user)").split("/help", 1)[1]
     assert "/deploy" not in shown  # the folder is not trusted
     term.send("/deploy")
     term.wait_for("unknown command /deploy")
