@@ -3,10 +3,15 @@ warning, and is never sent."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from taor.agent.events import ErrorEvent, ProcessingEnd, WarningEvent
 from taor.agent.record.codec import to_json, turn_from_json
 from taor.agent.record.transcript import Transcript
+from taor.agent.session import Session
+from taor.env import MemoryEnvironment
 from taor.errors import InvalidRequestError
+from taor.llm.types import ImagePart, TextPart
 from taor.testing import ScriptedModel, text
 
 from .loop_support import collect, config, of, session
@@ -54,3 +59,18 @@ async def test_a_refused_input_is_left_out_of_the_next_requests() -> None:
         turns = s.history
     reloaded = Transcript(turn_from_json(to_json(turn)) for turn in turns)
     assert [m.text for m in reloaded.messages()] == ["one", "first", "two", "fine"]
+
+
+async def test_images_go_with_the_input_and_are_kept_in_the_transcript(tmp_path: Path) -> None:
+    png = ImagePart(data=b"\x89PNG\r\n\x1a\n" + bytes(32), media_type="image/png")
+    model = ScriptedModel([text("a chart"), text("still a chart")])
+    path = tmp_path / "s.jsonl"
+    async with Session.recorded(path, model, environment=MemoryEnvironment()) as s:
+        events = [event async for event in s.submit("what is this?", images=[png])]
+    assert end_of(events).stop_reason == "completed"
+    (sent,) = [m for m in model.requests[0].messages if m.role == "user"]
+    assert sent.parts == (TextPart(text="what is this?"), png)
+    async with Session.resume(path, model, environment=MemoryEnvironment()) as s:
+        await s.run("and now?")
+    first = next(m for m in model.requests[1].messages if m.role == "user")
+    assert first.parts[1] == png  # read back from the transcript, bytes and all

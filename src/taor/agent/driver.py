@@ -24,7 +24,7 @@ from taor.agent.loop.cycle import run_cycle
 from taor.agent.record.turns import UserTurn
 from taor.agent.runtime import Runtime
 from taor.errors import AuthenticationError, SessionClosedError, SessionError
-from taor.llm.types import TextPart
+from taor.llm.types import ImagePart, TextPart
 
 
 class Driver:
@@ -38,7 +38,7 @@ class Driver:
     ) -> None:
         self._rt, self._channel = rt, channel
         self._start, self._release = start, release
-        self._queue: deque[tuple[int, str]] = deque()
+        self._queue: deque[tuple[int, str, tuple[ImagePart, ...]]] = deque()
         self._cycles = itertools.count(1)
         self._task: asyncio.Task[None] | None = None
         self._current: asyncio.Task[None] | None = None
@@ -52,15 +52,15 @@ class Driver:
         if self.closed:
             raise SessionClosedError("This session is closed; open a new session to go on.")
 
-    def enqueue(self, text: str) -> int:
-        """Queue an input; the number of its cycle."""
+    def enqueue(self, text: str, images: tuple[ImagePart, ...] = ()) -> int:
+        """Queue an input (its text, and images that go with it); the number of its cycle."""
         self.check_open()
         if self.held:
             raise SessionError("The session is rewinding; submit once rewind() has returned.")
         if not isinstance(text, str) or not text.strip():
             raise SessionError("The input is empty; give the agent something to do.")
         cycle = next(self._cycles)
-        self._queue.append((cycle, text))
+        self._queue.append((cycle, text, images))
         self.wake()
         return cycle
 
@@ -93,17 +93,17 @@ class Driver:
             if self._rt.compaction_requests:  # Session.compact between cycles
                 await self._between_cycles()
                 continue
-            cycle, text = self._queue.popleft()
+            cycle, text, images = self._queue.popleft()
             self._rt.busy = True
             self._rt.new_cycle()
             recorded = len(self._rt.transcript.turns)
-            self._current = asyncio.create_task(self._run_cycle(cycle, text))
+            self._current = asyncio.create_task(self._run_cycle(cycle, text, images))
             if self._interrupt_next:
                 self._interrupt_next = False
                 self.interrupt()
             await asyncio.wait([self._current])
             if self._ended != cycle:  # cancelled before its first step: nothing went out
-                await self._end_unstarted(cycle, text, recorded)
+                await self._end_unstarted(cycle, text, images, recorded)
             self._current = None
             self._rt.busy = bool(self._queue)
             if isinstance(self._rt.cycle.failure, AuthenticationError) and self._closing is None:
@@ -122,21 +122,23 @@ class Driver:
             async for event in events:
                 self._channel.publish(event)
 
-    async def _run_cycle(self, cycle: int, text: str) -> None:
-        async with aclosing(run_cycle(self._rt, cycle, text)) as events:
+    async def _run_cycle(self, cycle: int, text: str, images: tuple[ImagePart, ...]) -> None:
+        async with aclosing(run_cycle(self._rt, cycle, text, images)) as events:
             async for event in events:
                 if isinstance(event, ProcessingEnd):
                     self._ended = cycle
                     self._settle_state()
                 self._channel.publish(event)
 
-    async def _end_unstarted(self, cycle: int, text: str, recorded: int) -> None:
+    async def _end_unstarted(
+        self, cycle: int, text: str, images: tuple[ImagePart, ...], recorded: int
+    ) -> None:
         """The events of a cycle stopped before the loop ran (or that ended without them). The
         input is still recorded, unless the loop got as far as recording it (``recorded``: the
         number of turns before the cycle): whatever was submitted is in the transcript."""
         stop = self._rt.cycle.stopping
         if len(self._rt.transcript.turns) == recorded:
-            await self._rt.append(UserTurn(content=(TextPart(text=text),)))
+            await self._rt.append(UserTurn(content=(TextPart(text=text), *images)))
             self._channel.publish(UserInput(text=text, cycle=cycle))
         if stop is not None:
             self._channel.publish(Interrupted(reason=self._rt.cycle.stop_notice))
@@ -150,7 +152,7 @@ class Driver:
 
     async def _shutdown(self, reason: str) -> None:
         self.closed = True
-        for cycle, _ in self._queue:
+        for cycle, *_ in self._queue:
             self._channel.publish(ProcessingEnd(cycle=cycle, stop_reason="closed"))
         self._queue.clear()
         current = self._current

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Unpack
 
 from taor.agent.channel import Channel
@@ -53,6 +53,7 @@ from taor.env.base import Environment
 from taor.errors import AuthenticationError
 from taor.llm.catalog import Catalog
 from taor.llm.model import Model
+from taor.llm.types import ImagePart
 from taor.tools.base import Tool
 from taor.tools.registry import ToolRegistry
 
@@ -196,9 +197,11 @@ class Session(SessionControl, SessionReports):
 
     # --- commands ---
 
-    def submit(self, text: str) -> AsyncIterator[Event]:
-        """Start a cycle (queued behind a running one); iterate its events up to its end."""
-        cycle = self._driver.enqueue(text)
+    def submit(self, text: str, *, images: Sequence[ImagePart] = ()) -> AsyncIterator[Event]:
+        """Start a cycle (queued behind a running one); iterate its events up to its end.
+        ``images`` go to the model with the text (``taor.agent.context.mentions`` reads them
+        from ``@path``); a model that takes none gets an error for them from its provider."""
+        cycle = self._driver.enqueue(text, tuple(images))
         return self._channel.stream(
             until=lambda e: (
                 not e.agent_id  # a child's events pass through

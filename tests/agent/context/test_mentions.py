@@ -45,7 +45,7 @@ async def test_an_image_is_attached_as_an_image_part() -> None:
     assert done.problems == () and done.files == ("app.py",) and done.image_files == ("shot.png",)
     (image,) = done.images
     assert image.data == PNG and image.media_type == "image/png"
-    assert "Attached images (named with @; view them with read_file): shot.png" in done.text
+    assert "Attached images (named with @): shot.png" in done.text
 
 
 async def test_an_image_too_big_or_for_a_model_without_images_is_refused_with_a_reason() -> None:

@@ -3,6 +3,7 @@ line that says why not for one that does not."""
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,10 @@ def test_an_image_for_a_model_that_takes_images(
     shown = term.wait_for("A screenshot.")
     assert "image: shot.png" in shown and "binary" not in shown
     sent = server.requests[-1].json["messages"][-1]["content"]
-    assert "Attached images (named with @; view them with read_file): shot.png" in str(sent)
+    assert "Attached images (named with @): shot.png" in sent[0]["text"]
+    assert sent[1]["type"] == "image"  # inline with the message: no tool call to see it
+    assert sent[1]["source"]["data"] == base64.b64encode(PNG).decode()
+    assert "sent with your message" in shown
     term.ready()
     term.paste(str(tmp_path / "work" / "shot.png"))  # as a terminal pastes a dropped file
     term.wait_for("› @shot.png", whole=False)

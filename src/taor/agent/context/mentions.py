@@ -10,10 +10,9 @@ attached (binary, unreadable) is reported in ``problems``. Files longer than ``m
 attached in part, with a line that says how much was left out.
 
 An image (png, jpeg, gif, webp, by its first bytes) is not text: it is read into an
-``ImagePart`` (``images``) for a host that sends parts with the prompt, and the text names it
-(a session's input is text, so its model views the image with ``read_file``). A model that
-takes no images (``images=False``) gets none, and ``problems`` says so; an image over
-``max_image_bytes`` is refused with what to do.
+``ImagePart`` (``images``) for the host to send with the prompt (``Session.submit(text,
+images=...)``), and the text names it. A model that takes no images (``images=False``) gets
+none, and ``problems`` says so; an image over ``max_image_bytes`` is refused with what to do.
 """
 
 from __future__ import annotations
@@ -86,7 +85,7 @@ async def attach_mentions(
         blocks.append(f'<file path="{path}">\n{body}\n</file>')
     if pictures:
         names = ", ".join(pictures)
-        blocks.append(f"Attached images (named with @; view them with read_file): {names}")
+        blocks.append(f"Attached images (named with @): {names}")
     if not blocks:
         return Attached(text=text, problems=tuple(problems))
     head = ["Attached files (named with @):"] if files else []

@@ -41,7 +41,7 @@ from taor.agent.loop.tool_round import run_round
 from taor.agent.record.turns import AssistantTurn, NoticeTurn, ToolResultsTurn, UserTurn
 from taor.agent.runtime import Runtime
 from taor.errors import InvalidRequestError, ProviderError, brief
-from taor.llm.types import ToolResultPart
+from taor.llm.types import ImagePart, ToolResultPart
 
 # What is too long for an event (a provider's whole answer, a traceback) goes to this logger;
 # the command writes it to its log file. Silent unless a host gives it a handler.
@@ -60,13 +60,16 @@ class _Progress:
     limit: TurnLimit | None = None
 
 
-async def run_cycle(rt: Runtime, cycle: int, prompt: str) -> AsyncGenerator[Event, None]:
-    """The events of one input, ``processing_end`` last (the driver has started ``rt.cycle``)."""
+async def run_cycle(
+    rt: Runtime, cycle: int, prompt: str, images: tuple[ImagePart, ...] = ()
+) -> AsyncGenerator[Event, None]:
+    """The events of one input (its text and images), ``processing_end`` last (the driver has
+    started ``rt.cycle``)."""
     at = _Progress()
     deadline = Deadline.arm(rt, rt.config.limits.max_wall_time)
     try:
         try:
-            async for event in _think_act_observe(rt, cycle, prompt, at):
+            async for event in _think_act_observe(rt, cycle, prompt, images, at):
                 yield event
         finally:
             deadline.cancel()  # before any handler below awaits
@@ -98,13 +101,13 @@ async def run_cycle(rt: Runtime, cycle: int, prompt: str) -> AsyncGenerator[Even
 
 
 async def _think_act_observe(
-    rt: Runtime, cycle: int, prompt: str, at: _Progress
+    rt: Runtime, cycle: int, prompt: str, images: tuple[ImagePart, ...], at: _Progress
 ) -> AsyncIterator[Event]:
     if (refused := oversized(rt, prompt)) is not None:  # not sent, not recorded
         at.stop = "error"
         yield refused
         return
-    for event in await begin(rt, cycle, prompt):
+    for event in await begin(rt, cycle, prompt, images):
         yield event
     while True:
         if (limit := rt.limit_reached()) is not None:

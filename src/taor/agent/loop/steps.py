@@ -26,7 +26,7 @@ from taor.agent.record.turns import NoticeTurn, ToolResultsTurn, UserTurn
 from taor.agent.record.unicode import repaired
 from taor.agent.runtime import Runtime
 from taor.errors import AuthenticationError, ContextLengthError, ProviderError, brief
-from taor.llm.types import TextPart, ToolCallPart, ToolChoice, ToolResultPart
+from taor.llm.types import ImagePart, TextPart, ToolCallPart, ToolChoice, ToolResultPart
 
 LIMIT_SUMMARY = (
     "{message} Do not call any tools. In a few short paragraphs, summarize for the user what "
@@ -34,8 +34,11 @@ LIMIT_SUMMARY = (
 )
 
 
-async def begin(rt: Runtime, cycle: int, prompt: str) -> list[Event]:
-    """The input as a user turn (after the prompt hooks), then any queued steering."""
+async def begin(
+    rt: Runtime, cycle: int, prompt: str, images: tuple[ImagePart, ...] = ()
+) -> list[Event]:
+    """The input as a user turn (after the prompt hooks), its images after its text, then any
+    queued steering."""
     rt.loops.reset()
     events: list[Event] = []
     changed = await run_user_prompt(rt.hooks, prompt)
@@ -49,7 +52,7 @@ async def begin(rt: Runtime, cycle: int, prompt: str) -> list[Event]:
         events.append(WarningEvent(message=message, code="encoding"))
     if rt.prompt is not None and await rt.prompt.refresh_if_changed():
         events.append(SystemPromptChanged(reason="a project instruction file changed"))
-    await rt.append(UserTurn(content=(TextPart(text=prompt),)))
+    await rt.append(UserTurn(content=(TextPart(text=prompt), *images)))
     events.append(UserInput(text=prompt, cycle=cycle))
     events.extend(await rt.drain_steering())
     return events

@@ -140,12 +140,13 @@ class Repl:
             self.screen.line(f"  attached: {', '.join(attached.files)}", "dim")
         if attached.image_files:
             names = ", ".join(attached.image_files)
-            self.screen.line(f"  image: {names} (the model opens it with read_file)", "dim")
+            how = "the model opens it with read_file" if self.busy else "sent with your message"
+            self.screen.line(f"  image: {names} ({how})", "dim")
         sent = "\n\n".join([*self.shell_notes, attached.text])
-        if self.busy:
-            self.session.steer(sent)
+        if self.busy:  # steering is text: the model opens the images itself
+            self.session.steer(sent + ("\n(view them with read_file)" if attached.images else ""))
         else:
-            self.session.submit(sent)  # its events come through _read
+            self.session.submit(sent, images=attached.images)  # its events come through _read
             self.view.typed.append(sent)
             self.live.busy_since = self.clock()
         self.shell_notes.clear()
