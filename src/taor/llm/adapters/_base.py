@@ -4,26 +4,31 @@ types (a plain httpx2 ``RawClient`` for OpenAI-compatible servers); taor's own r
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import aclosing
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import httpx2
 
 from taor.errors import ProviderError
 from taor.llm.adapters._error_map import map_exception, request_id_of
 from taor.llm.adapters._http import read_sse
+from taor.llm.adapters._tls import TlsContext
 from taor.llm.catalog import Catalog, ModelInfo
 from taor.llm.events import StreamEvent
 from taor.llm.model import Timeouts
 from taor.llm.sse import SSEvent
 from taor.llm.types import Request
 
+if TYPE_CHECKING:
+    import ssl
+
 
 class HttpModel:
     """Subclasses set ``provider`` and implement ``_make_client``, ``_encode`` and
     ``_translate``. The SDK client is built on first use, with SDK retries off (taor's retry
-    policy is the only one) and an idle read timeout instead of a whole-request deadline."""
+    policy is the only one) and an idle read timeout instead of a whole-request deadline; its
+    TLS context is built ahead, in a thread, from construction (``TlsContext``)."""
 
     provider: ClassVar[str] = ""
 
@@ -46,6 +51,7 @@ class HttpModel:
         self._headers = dict(headers or {})
         self._catalog = catalog or Catalog.default()
         self._client: Any = None
+        self._tls = TlsContext()
 
     @property
     def model_id(self) -> str:
@@ -58,10 +64,18 @@ class HttpModel:
         t = self._timeouts
         return httpx2.Timeout(connect=t.connect, read=t.idle, write=t.write, pool=t.connect)
 
-    def _http_client(self) -> httpx2.AsyncClient | None:
-        if self._transport is None:
-            return None
-        return httpx2.AsyncClient(transport=self._transport, timeout=self._httpx_timeout())
+    def _http_client(
+        self, default: Callable[..., httpx2.AsyncClient] = httpx2.AsyncClient
+    ) -> httpx2.AsyncClient:
+        """The client to send with: over the given transport, else ``default`` (an SDK's
+        ``DefaultAsyncHttpxClient``, which has the SDK's own connection settings) with the
+        TLS context built ahead."""
+        if self._transport is not None:
+            return httpx2.AsyncClient(transport=self._transport, timeout=self._httpx_timeout())
+        return default(timeout=self._httpx_timeout(), verify=self._tls_context())
+
+    def _tls_context(self) -> ssl.SSLContext:
+        return self._tls.get()
 
     def _make_client(self) -> Any:
         raise NotImplementedError

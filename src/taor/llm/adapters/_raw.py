@@ -7,13 +7,16 @@ mapper as the SDKs' exceptions."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx2
 
 from taor import errors as e
 from taor._version import __version__
 from taor.llm.adapters._error_map import error_from_body
+
+if TYPE_CHECKING:
+    import ssl
 
 
 class RawClient:
@@ -25,13 +28,14 @@ class RawClient:
         api_key: str | None,
         timeout: httpx2.Timeout,
         transport: httpx2.AsyncBaseTransport | None = None,
+        verify: ssl.SSLContext | bool = True,
     ) -> None:
         headers = {"accept": "application/json", "user-agent": f"taor/{__version__}"}
         if api_key:
             headers["authorization"] = f"Bearer {api_key}"
         self._provider = provider
         self._client = httpx2.AsyncClient(
-            base_url=base_url, headers=headers, timeout=timeout, transport=transport
+            base_url=base_url, headers=headers, timeout=timeout, transport=transport, verify=verify
         )
 
     async def post(

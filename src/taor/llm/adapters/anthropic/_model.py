@@ -34,7 +34,7 @@ class AnthropicModel(HttpModel):
             base_url=self._base_url,
             max_retries=0,
             timeout=self._httpx_timeout(),
-            http_client=self._http_client(),
+            http_client=self._http_client(anthropic.DefaultAsyncHttpxClient),
         )
 
     def _encode(self, request: Request) -> tuple[str, bytes, dict[str, str]]:

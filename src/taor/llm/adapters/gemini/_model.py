@@ -40,7 +40,7 @@ class GeminiModel(HttpModel):
 
         # One TLS context for every client the SDK insists on (it would build three); the sync
         # client is never used, the async one sends taor's requests with taor's timeouts.
-        tls = httpx2.create_ssl_context()
+        tls = self._tls_context()
         timeout = self._httpx_timeout()
         self._http = httpx2.AsyncClient(transport=self._transport, timeout=timeout, verify=tls)
         self._sync = httpx2.Client(timeout=timeout, verify=tls)

@@ -40,6 +40,7 @@ class OpenAICompatModel(HttpModel):
             api_key=self._api_key or "not-needed",  # some proxies want the header there
             timeout=self._httpx_timeout(),
             transport=self._transport,
+            verify=self._tls_context(),
         )
 
     def _encode(self, request: Request) -> tuple[str, bytes, dict[str, str]]:
