@@ -4,6 +4,8 @@ request does not wait for a CA bundle to load."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import threading
 
 import httpcore2
@@ -57,3 +59,33 @@ async def test_the_first_request_does_not_build_a_tls_context(
         finally:
             await model.aclose()
     assert contexts_built == ["taor-tls"]
+
+
+def test_a_child_forked_before_the_context_is_built_builds_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The building thread is not in a forked child: the child builds the context itself
+    when it first sends (the thread here is held until the child has sent)."""
+    built = threading.Event()
+    real = httpcore2.default_ssl_context
+
+    def held(*args: object, **kwargs: object) -> object:
+        if threading.current_thread().name == "taor-tls":
+            built.wait(30)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(httpcore2, "default_ssl_context", held)
+    with FakeProviderServer([Reply(text="from the child")]) as server:
+        model = connect("anthropic:claude-haiku-4-5", api_key="k", base_url=server.url)
+        pid = os.fork()
+        if pid == 0:  # the child: one request, its outcome as the exit code
+            code = 1
+            try:
+                response = asyncio.run(complete(model, Request(messages=(Message.user("hi"),))))
+                code = 0 if response.message.text == "from the child" else 1
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        built.set()
+        asyncio.run(model.aclose())
+    assert os.waitstatus_to_exitcode(status) == 0

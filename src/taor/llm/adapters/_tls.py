@@ -32,6 +32,8 @@ class TlsContext:
     def get(self) -> ssl.SSLContext:
         """The context, once built (at once, unless the first request comes very early)."""
         self._thread.join()
+        if self._context is None and self._error is None:
+            self._build()  # a child forked before the thread ran: the thread is not in it
         if self._error is not None:
             raise self._error
         assert self._context is not None
