@@ -1,5 +1,5 @@
 """Each adapter builds its TLS context in a thread of its own from construction, once, and
-every client it makes (the real SDK's, against the fake server) uses that one: the first
+every client it makes (its RawClient, against the fake server) uses that one: the first
 request does not wait for a CA bundle to load."""
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 bundle, or ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``), built in a thread of its own from the moment
 the adapter is made. Loading the CA bundle is tens of milliseconds of OpenSSL work that runs
 without the GIL, so it overlaps the session's set-up instead of delaying the first request;
-and every client the adapter makes (the SDK's, its proxy transports) shares the one context
-instead of loading the bundle again."""
+and every client the adapter makes (its ``RawClient``, proxy transports) shares the one
+context instead of loading the bundle again."""
 
 from __future__ import annotations
 
