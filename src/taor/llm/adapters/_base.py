@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 import httpx2
 
 from taor.errors import ProviderError
-from taor.llm.adapters._error_map import map_exception, request_id_of
+from taor.llm.adapters._error_map import error_from_body, map_exception, request_id_of
 from taor.llm.adapters._http import read_sse
 from taor.llm.adapters._raw import ErrorFromBody, RawClient
 from taor.llm.adapters._tls import TlsContext
@@ -68,7 +68,7 @@ class HttpModel:
         return httpx2.Timeout(connect=t.connect, read=t.idle, write=t.write, pool=t.connect)
 
     def _raw_client(
-        self, default_url: str, headers: Mapping[str, str], error: ErrorFromBody | None = None
+        self, default_url: str, headers: Mapping[str, str], error: ErrorFromBody = error_from_body
     ) -> RawClient:
         """A client for ``base_url`` (else ``default_url``) sending ``headers`` with every
         request, over the given transport (record/replay) when there is one."""
@@ -79,7 +79,7 @@ class HttpModel:
             timeout=self._httpx_timeout(),
             transport=self._transport,
             verify=self._tls_context(),
-            **({"error": error} if error else {}),
+            error=error,
         )
 
     def _tls_context(self) -> ssl.SSLContext:
