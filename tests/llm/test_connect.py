@@ -1,7 +1,8 @@
 import pytest
 
 from taor.errors import ConfigurationError
-from taor.llm import connect, parse_model_string
+from taor.llm import Message, Request, complete, connect, parse_model_string
+from taor.testing import FakeProviderServer, Reply
 
 
 def test_parse_model_string() -> None:
@@ -51,3 +52,18 @@ def test_keys_and_urls_from_env() -> None:
         env={"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"},
     )
     assert model.provider == "anthropic"
+
+
+@pytest.mark.parametrize("variable", ["GEMINI_BASE_URL", "GOOGLE_GEMINI_BASE_URL"])
+async def test_gemini_base_url_from_either_variable(variable: str) -> None:
+    """``GOOGLE_GEMINI_BASE_URL`` is the variable google-genai reads: it still applies now
+    that taor posts to Gemini itself."""
+    with FakeProviderServer([Reply(text="here")]) as server:
+        env = {"GEMINI_API_KEY": "k", variable: server.url + "/proxy"}
+        model = connect("gemini:gemini-2.5-flash", env=env)
+        try:
+            response = await complete(model, Request(messages=(Message.user("hi"),)))
+        finally:
+            await model.aclose()
+    assert response.message.text == "here"
+    assert server.requests[-1].path.startswith("/proxy/v1beta/models/gemini-2.5-flash:")

@@ -1,5 +1,5 @@
 """``connect("provider:model")``: a ready ``Model`` from a model string, keys from the
-environment (or arguments). Nothing here imports a provider SDK until a request is made.
+environment (or arguments). No provider SDK is imported (the adapters post through httpx2).
 ``local`` (alone, ``local:NAME`` or ``local:/path/model.gguf``) is a llama.cpp server taor runs
 itself (``taor.llm.local``)."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from taor.errors import ConfigurationError
@@ -21,6 +21,8 @@ class _Provider:
     key_vars: tuple[str, ...]
     base_url_vars: tuple[str, ...]
     key_required: bool = True
+    # adapter option -> the variable it is read from when not given (as the SDKs read them)
+    option_vars: Mapping[str, str] = field(default_factory=dict)
 
 
 PROVIDERS: Mapping[str, _Provider] = {
@@ -30,7 +32,10 @@ PROVIDERS: Mapping[str, _Provider] = {
         ("ANTHROPIC_BASE_URL",),
     ),
     "openai": _Provider(
-        "taor.llm.adapters.openai:OpenAIModel", ("OPENAI_API_KEY",), ("OPENAI_BASE_URL",)
+        "taor.llm.adapters.openai:OpenAIModel",
+        ("OPENAI_API_KEY",),
+        ("OPENAI_BASE_URL",),
+        option_vars={"organization": "OPENAI_ORG_ID", "project": "OPENAI_PROJECT_ID"},
     ),
     "openai-compat": _Provider(
         "taor.llm.adapters.openai_compat:OpenAICompatModel",
@@ -41,7 +46,7 @@ PROVIDERS: Mapping[str, _Provider] = {
     "gemini": _Provider(
         "taor.llm.adapters.gemini:GeminiModel",
         ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-        ("GEMINI_BASE_URL",),
+        ("GEMINI_BASE_URL", "GOOGLE_GEMINI_BASE_URL"),
     ),
     "local": _Provider("taor.llm.local.model:LocalModel", (), (), key_required=False),
 }
@@ -94,6 +99,9 @@ def connect(
             "openai-compat needs the server's URL: give --base-url (base_url= in code) or set "
             "OPENAI_COMPAT_BASE_URL, for example http://localhost:11434/v1 for Ollama"
         )
+    for option, var in spec.option_vars.items():
+        if env.get(var):
+            options.setdefault(option, env[var])
     module_name, _, class_name = spec.adapter.partition(":")
     adapter = getattr(importlib.import_module(module_name), class_name)
     instance: Model = adapter(

@@ -1,5 +1,5 @@
 """What the adapter tests share: two tool definitions, a one-attempt retry policy, a request
-builder and ``body_of`` (the JSON body an adapter sends for a request, through its real SDK)."""
+builder and ``body_of`` (the JSON body an adapter sends for a request)."""
 
 from __future__ import annotations
 

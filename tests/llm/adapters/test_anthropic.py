@@ -1,4 +1,4 @@
-"""The Anthropic adapter through the real SDK against the fake server on loopback."""
+"""The Anthropic adapter against the fake server on loopback."""
 
 from __future__ import annotations
 

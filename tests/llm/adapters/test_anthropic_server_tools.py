@@ -1,4 +1,4 @@
-"""Anthropic server tools (web search, code execution, ...) through the real SDK against the fake
+"""Anthropic server tools (web search, code execution, ...) against the fake
 server, streamed as Anthropic streams them: their blocks are kept whole and in place on the
 assistant message, sent back verbatim, reported as their own events, and never become tool
 calls."""

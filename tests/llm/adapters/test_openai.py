@@ -1,4 +1,4 @@
-"""The OpenAI Responses adapter through the real SDK against the fake server on loopback."""
+"""The OpenAI Responses adapter against the fake server on loopback."""
 
 from __future__ import annotations
 

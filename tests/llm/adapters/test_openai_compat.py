@@ -1,6 +1,6 @@
-"""The OpenAI-compatible Chat Completions adapter, through the real ``openai`` SDK against the
+"""The OpenAI-compatible Chat Completions adapter, against the
 fake server on loopback; server dialects the fake does not speak come from canned streams fed
-through an ``httpx2.MockTransport`` (still the real SDK and taor's own SSE reading)."""
+through an ``httpx2.MockTransport`` (still taor's own client and SSE reading)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""``ToolChoice(parallel=False)`` reaches each provider as its own switch, through the real SDKs
-against the fake server; Gemini has none and gets nothing."""
+"""``ToolChoice(parallel=False)`` reaches each provider as its own switch, against
+the fake server; Gemini has none and gets nothing."""
 
 from __future__ import annotations
 

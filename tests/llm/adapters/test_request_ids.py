@@ -1,4 +1,4 @@
-"""Every ``ProviderError`` carries the provider's request id, through each adapter's real SDK
+"""Every ``ProviderError`` carries the provider's request id, through each adapter
 against the fake server: HTTP errors, in-stream error events and broken streams alike."""
 
 from __future__ import annotations

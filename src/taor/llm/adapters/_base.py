@@ -1,29 +1,37 @@
-"""The base of every adapter: the official SDK client for authentication, endpoints and error
-types (a plain httpx2 ``RawClient`` for OpenAI-compatible servers); taor's own request encoding
-(cached per message) and SSE parsing for speed."""
+"""The base of every adapter: a plain httpx2 ``RawClient`` posts the request with the
+provider's authentication headers; taor encodes the request (cached per message) and parses the
+SSE stream itself. No provider SDK is imported: each would cost about a second of CPU before
+the first request and do nothing taor uses."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import httpx2
 
 from taor.errors import ProviderError
-from taor.llm.adapters._error_map import map_exception, request_id_of
+from taor.llm.adapters._error_map import error_from_body, map_exception, request_id_of
 from taor.llm.adapters._http import read_sse
+from taor.llm.adapters._raw import ErrorFromBody, RawClient
+from taor.llm.adapters._tls import TlsContext
 from taor.llm.catalog import Catalog, ModelInfo
 from taor.llm.events import StreamEvent
 from taor.llm.model import Timeouts
 from taor.llm.sse import SSEvent
 from taor.llm.types import Request
 
+if TYPE_CHECKING:
+    import ssl
+
 
 class HttpModel:
-    """Subclasses set ``provider`` and implement ``_make_client``, ``_encode`` and
-    ``_translate``. The SDK client is built on first use, with SDK retries off (taor's retry
-    policy is the only one) and an idle read timeout instead of a whole-request deadline."""
+    """Subclasses set ``provider`` and implement ``_make_client`` (usually ``_raw_client`` with
+    their default base URL and authentication headers), ``_encode`` and ``_translate``. The
+    client is built on first use, with an idle read timeout instead of a whole-request deadline
+    and no retries of its own (taor's retry policy is the only one); its TLS context is built
+    ahead, in a thread, from construction (``TlsContext``)."""
 
     provider: ClassVar[str] = ""
 
@@ -45,7 +53,8 @@ class HttpModel:
         self._transport = transport
         self._headers = dict(headers or {})
         self._catalog = catalog or Catalog.default()
-        self._client: Any = None
+        self._client: RawClient | None = None
+        self._tls = TlsContext()
 
     @property
     def model_id(self) -> str:
@@ -58,16 +67,29 @@ class HttpModel:
         t = self._timeouts
         return httpx2.Timeout(connect=t.connect, read=t.idle, write=t.write, pool=t.connect)
 
-    def _http_client(self) -> httpx2.AsyncClient | None:
-        if self._transport is None:
-            return None
-        return httpx2.AsyncClient(transport=self._transport, timeout=self._httpx_timeout())
+    def _raw_client(
+        self, default_url: str, headers: Mapping[str, str], error: ErrorFromBody = error_from_body
+    ) -> RawClient:
+        """A client for ``base_url`` (else ``default_url``) sending ``headers`` with every
+        request, over the given transport (record/replay) when there is one."""
+        return RawClient(
+            provider=self.provider,
+            base_url=self._base_url or default_url,
+            headers=headers,
+            timeout=self._httpx_timeout(),
+            transport=self._transport,
+            verify=self._tls_context(),
+            error=error,
+        )
 
-    def _make_client(self) -> Any:
+    def _tls_context(self) -> ssl.SSLContext:
+        return self._tls.get()
+
+    def _make_client(self) -> RawClient:
         raise NotImplementedError
 
     def _encode(self, request: Request) -> tuple[str, bytes, dict[str, str]]:
-        """The request path (relative to the SDK's base URL), the JSON body, extra headers."""
+        """The request path (relative to the base URL), the JSON body, extra headers."""
         raise NotImplementedError
 
     def _translate(
@@ -82,12 +104,8 @@ class HttpModel:
         try:
             response = await self._client.post(
                 path,
-                cast_to=httpx2.Response,
                 content=body,
-                stream=True,
-                options={
-                    "headers": {"content-type": "application/json", **self._headers, **headers}
-                },
+                headers={"content-type": "application/json", **self._headers, **headers},
             )
         except Exception as exc:
             raise map_exception(self.provider, exc) from exc

@@ -1,5 +1,5 @@
-"""The one exception mapper: HTTP statuses, error bodies and SDK exceptions of every provider
-become ``taor.errors`` classes, each with the provider's request id when it gave one."""
+"""The one exception mapper: HTTP statuses, error bodies and transport exceptions of every
+provider become ``taor.errors`` classes, each with the provider's request id when it gave one."""
 
 from __future__ import annotations
 
@@ -168,8 +168,8 @@ def _message_and_code(body: Any) -> tuple[str, str | None]:
 def map_exception(
     provider: str, exc: BaseException, *, request_id: str | None = None
 ) -> e.ProviderError:
-    """Map an SDK or httpx2 exception to taor's hierarchy (duck-typed: the Stainless SDKs
-    share their exception shapes, google-genai has its own). Every error leaves with the
+    """Map an httpx2 exception (an error status is already a taor error: ``RawClient``
+    classifies the body) to taor's hierarchy. Every error leaves with the
     provider's request id when there is one: from the response the exception carries, else
     ``request_id`` (that of the response whose stream broke). A ``ProviderError`` is returned
     as it is, its request id filled in when it had none."""
@@ -182,14 +182,6 @@ def map_exception(
 
 
 def _mapped(provider: str, exc: BaseException) -> e.ProviderError:
-    response = getattr(exc, "response", None)
-    status = getattr(exc, "status_code", None) or getattr(exc, "code", None)
-    if isinstance(status, int) and status >= 400:
-        body = getattr(exc, "body", None) or getattr(exc, "details", None)
-        if body is None and isinstance(response, httpx2.Response):
-            body = _safe_text(response)
-        headers = response.headers if isinstance(response, httpx2.Response) else None
-        return error_from_body(provider, status, body or str(exc), headers)
     name = type(exc).__name__
     if isinstance(exc, httpx2.TimeoutException) or "Timeout" in name:
         if isinstance(exc, httpx2.ConnectTimeout) or "Connect" in str(exc):

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from taor.testing.recorded import RecordedRequest
     from taor.testing.script import HttpError, Reply, ToolCall
 
-_PATH = re.compile(r"^/v1beta/models/[^/]+:(streamGenerateContent|generateContent)$")
+# Any prefix before the version: a base URL with a path (a proxy) keeps it.
+_PATH = re.compile(r"/v1beta/models/[^/]+:(streamGenerateContent|generateContent)$")
 _FINISH = {
     "stop": "STOP",
     "tool_calls": "STOP",
@@ -83,7 +84,7 @@ class GeminiWire:
     request_id_header: str | None = None  # Gemini names a response by the responseId of its chunks
 
     def matches(self, path: str) -> bool:
-        return _PATH.match(path) is not None
+        return _PATH.search(path) is not None
 
     def is_stream(self, request: RecordedRequest) -> bool:
         return request.path.endswith(":streamGenerateContent")

@@ -1,4 +1,6 @@
-"""Anthropic Messages API (``POST /v1/messages``, streamed) through the official SDK's client.
+"""Anthropic Messages API (``POST /v1/messages``, streamed) through taor's ``RawClient``, with
+the headers the official SDK (2.x) sends: the key as ``Authorization: Bearer`` and
+``anthropic-version`` (``API_VERSION``); ``anthropic-beta`` when asked (below).
 
 Request encoding. The system prompt goes top level as text blocks (system-role messages join
 it). Messages alternate strictly: consecutive messages of one role are merged, ``tool``

@@ -1,5 +1,5 @@
-"""The Anthropic ``HttpModel``: the SDK client, the request body from cached fragments, and
-the stream translation."""
+"""The Anthropic ``HttpModel``: a ``RawClient`` with Anthropic's authentication and version
+headers, the request body from cached fragments, and the stream translation."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from taor.errors import StreamInterruptedError
 from taor.llm.adapters._base import HttpModel
 from taor.llm.adapters._http import FragmentCache, dumps
+from taor.llm.adapters._raw import RawClient, bearer
 from taor.llm.adapters.anthropic import _request as body
 from taor.llm.adapters.anthropic._messages import Encoded, encode_message
 from taor.llm.adapters.anthropic._stream import Stream, parse
@@ -16,6 +17,10 @@ from taor.llm.events import StreamEvent
 from taor.llm.sse import SSEvent
 from taor.llm.tooldef import ToolDefinition
 from taor.llm.types import Message, Request
+
+# What the official SDK (anthropic 2.x) sends: the key as a bearer token, and its API version.
+API_VERSION = "2026-10-21"
+DEFAULT_URL = "https://api.anthropic.com"
 
 
 class AnthropicModel(HttpModel):
@@ -26,16 +31,9 @@ class AnthropicModel(HttpModel):
         self._messages: FragmentCache[Message, Encoded] = FragmentCache()
         self._tools: FragmentCache[ToolDefinition, str] = FragmentCache()
 
-    def _make_client(self) -> Any:
-        import anthropic
-
-        return anthropic.AsyncAnthropic(
-            api_key=self._api_key,
-            base_url=self._base_url,
-            max_retries=0,
-            timeout=self._httpx_timeout(),
-            http_client=self._http_client(),
-        )
+    def _make_client(self) -> RawClient:
+        headers = {**bearer(self._api_key), "anthropic-version": API_VERSION}
+        return self._raw_client(DEFAULT_URL, headers)
 
     def _encode(self, request: Request) -> tuple[str, bytes, dict[str, str]]:
         options = dict(request.provider_options.get("anthropic", {}))

@@ -1,11 +1,8 @@
-"""Gemini API (``POST /v1beta/models/{model}:streamGenerateContent?alt=sse``) through the
-official ``google-genai`` client.
-
-The SDK builds the URL (base URL, API version) and the headers (``x-goog-api-key``, never a
-``key`` query parameter) through its request builder (``_api_client._build_request``, once per
-path) and classifies HTTP errors (``google.genai.errors.APIError``); taor sends its own
-pre-encoded body on the httpx2 client it gave the SDK (so the idle timeout applies per read, not
-as a whole-request deadline, and nothing is retried) and parses the SSE stream itself.
+"""Gemini API (``POST {base_url}/v1beta/models/{model}:streamGenerateContent?alt=sse``),
+through taor's ``RawClient``: the key in an ``x-goog-api-key`` header (never a ``key`` query
+parameter), the API version after the base URL's own path, as ``google-genai`` sends them; taor
+encodes the body and parses the SSE stream itself, with an idle timeout per read and no retries
+of its own. Error bodies are read as ``google-genai`` reads them (``_errors``).
 
 Request encoding. ``systemInstruction`` holds the system prompt and system-role messages;
 ``contents`` alternate ``user`` / ``model`` (consecutive same-role contents are merged, tool
@@ -28,7 +25,7 @@ is a per-day quota is a ``QuotaExhaustedError``.
 Modules: ``_messages`` encodes each message as JSON part fragments, ``_request`` the other
 body fields (tool config, generation and thinking config, tools), ``_stream`` turns the chunks
 into taor events, ``_errors`` classifies Gemini error bodies, and ``_model`` is the
-``HttpModel`` that ties them together and sends through the SDK's client.
+``HttpModel`` that ties them together.
 """
 
 from taor.llm.adapters.gemini._errors import api_error

@@ -4,7 +4,9 @@ an ``ErrorInfo`` reason ``API_KEY_INVALID`` (sent with HTTP 400) is an authentic
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from http import HTTPStatus
 from typing import Any
 
 from taor import errors as e
@@ -12,6 +14,29 @@ from taor.llm.adapters._error_map import classify, request_id_of
 from taor.llm.retry import parse_retry_after
 
 _BAD_KEY = frozenset({"API_KEY_INVALID", "API_KEY_EXPIRED"})
+
+
+def error_response(
+    provider: str, status: int, body: bytes, headers: Mapping[str, str]
+) -> e.ProviderError:
+    """An error response as ``api_error`` reads it: the JSON body (the first element of a
+    one-element array), or, when it is not JSON, its text with the status's reason phrase
+    (as google-genai reads one)."""
+    try:
+        parsed: Any = json.loads(body)
+    except ValueError:
+        text = body.decode("utf-8", "replace")
+        parsed = {"message": text, "status": _phrase(status)}
+    if isinstance(parsed, list) and len(parsed) == 1:
+        parsed = parsed[0]
+    return api_error(status, parsed, headers)
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
 
 
 def api_error(status: int | None, body: Any, headers: Mapping[str, str]) -> e.ProviderError:

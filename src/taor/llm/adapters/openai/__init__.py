@@ -1,4 +1,6 @@
-"""The OpenAI Responses API (``POST /v1/responses``), stateless: ``store=false``, streamed.
+"""The OpenAI Responses API (``POST {base_url}/responses``, the base URL ending in ``/v1``),
+stateless: ``store=false``, streamed, through taor's ``RawClient`` with the headers the official
+SDK sends: ``Authorization: Bearer``, and ``OpenAI-Organization`` / ``OpenAI-Project`` when given.
 
 Request. The system prompt goes to ``instructions``; each message becomes input items: user text
 and images (``input_text`` / ``input_image``), assistant text (``output_text`` messages, with

@@ -1,5 +1,5 @@
-"""The OpenAI Responses ``HttpModel``: the SDK client, the request body from cached
-fragments, and the stream translation."""
+"""The OpenAI Responses ``HttpModel``: a ``RawClient`` with OpenAI's authentication headers,
+the request body from cached fragments, and the stream translation."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from taor import errors as e
 from taor.llm.adapters._base import HttpModel
 from taor.llm.adapters._http import FragmentCache, dumps
+from taor.llm.adapters._raw import RawClient, bearer
 from taor.llm.adapters.openai._request import (
     PROVIDER,
     encode_tool,
@@ -22,29 +23,39 @@ from taor.llm.sse import SSEvent
 from taor.llm.tooldef import ToolDefinition
 from taor.llm.types import Message, Request
 
+DEFAULT_URL = "https://api.openai.com/v1"
+
 
 class OpenAIModel(HttpModel):
     """A model behind the OpenAI Responses API. Request bodies are built from per-message JSON
-    fragments cached by identity, so a turn costs the size of what is new, not the history."""
+    fragments cached by identity, so a turn costs the size of what is new, not the history.
+    ``organization`` and ``project`` are sent as ``OpenAI-Organization`` / ``OpenAI-Project``
+    (``connect`` takes them from ``OPENAI_ORG_ID`` / ``OPENAI_PROJECT_ID``, as the SDK does)."""
 
     provider: ClassVar[str] = PROVIDER
 
-    def __init__(self, model_id: str, **options: Any) -> None:
+    def __init__(
+        self,
+        model_id: str,
+        *,
+        organization: str | None = None,
+        project: str | None = None,
+        **options: Any,
+    ) -> None:
         super().__init__(model_id, **options)
+        self._organization = organization
+        self._project = project
         self._messages: FragmentCache[Message, str] = FragmentCache()
         self._tools: FragmentCache[ToolDefinition, str] = FragmentCache()
         self._texts: FragmentCache[str, str] = FragmentCache()
 
-    def _make_client(self) -> Any:
-        import openai
-
-        return openai.AsyncOpenAI(
-            api_key=self._api_key,
-            base_url=self._base_url,
-            max_retries=0,
-            timeout=self._httpx_timeout(),
-            http_client=self._http_client(),
-        )
+    def _make_client(self) -> RawClient:
+        headers = bearer(self._api_key)
+        if self._organization:
+            headers["openai-organization"] = self._organization
+        if self._project:
+            headers["openai-project"] = self._project
+        return self._raw_client(DEFAULT_URL, headers)
 
     def _encode(self, request: Request) -> tuple[str, bytes, dict[str, str]]:
         model = request.model or self._model_id

@@ -1,6 +1,5 @@
-"""The OpenAI-compatible ``HttpModel``: a plain httpx2 client for a server's ``base_url`` (the
-``openai`` SDK would add only its import time), the request body from cached fragments, and
-the stream translation."""
+"""The OpenAI-compatible ``HttpModel``: a ``RawClient`` for a server's ``base_url``, the
+request body from cached fragments, and the stream translation."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ from typing import Any
 from taor.errors import ConfigurationError, IdleTimeoutError, StreamInterruptedError
 from taor.llm.adapters._base import HttpModel
 from taor.llm.adapters._http import FragmentCache, dumps
-from taor.llm.adapters._raw import RawClient
+from taor.llm.adapters._raw import RawClient, bearer
 from taor.llm.adapters.openai_compat import _request as body
 from taor.llm.adapters.openai_compat._request import PROVIDER
 from taor.llm.adapters.openai_compat._stream import ChatStream
@@ -29,18 +28,13 @@ class OpenAICompatModel(HttpModel):
         super().__init__(model_id, **kwargs)
         self._fragments: FragmentCache[Any, bytes] = FragmentCache()
 
-    def _make_client(self) -> Any:
+    def _make_client(self) -> RawClient:
         if not self._base_url:
             raise ConfigurationError(
                 "openai-compat needs the server's base_url, e.g. http://localhost:11434/v1"
             )
-        return RawClient(
-            provider=self.provider,
-            base_url=self._base_url,
-            api_key=self._api_key or "not-needed",  # some proxies want the header there
-            timeout=self._httpx_timeout(),
-            transport=self._transport,
-        )
+        # some proxies want the header there, even without a key
+        return self._raw_client(self._base_url, bearer(self._api_key or "not-needed"))
 
     def _encode(self, request: Request) -> tuple[str, bytes, dict[str, str]]:
         head: dict[str, Any] = {
