@@ -194,13 +194,6 @@ def _mapped(provider: str, exc: BaseException) -> e.ProviderError:
     return e.ServerError(f"{name}: {exc}", provider=provider, retryable=False, raw=repr(exc))
 
 
-def _safe_text(response: httpx2.Response) -> str:
-    try:
-        return response.text
-    except httpx2.ResponseNotRead:
-        return ""
-
-
 def network_error(provider: str, exc: BaseException) -> e.NetworkError:
     """No answer at all, with the URL it was asked at. A refused connection to this machine
     (a local server that is not running) is not retried: it fails the same way a second later,
