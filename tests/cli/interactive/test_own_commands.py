@@ -30,7 +30,7 @@ def test_a_users_command_takes_arguments_and_a_projects_waits_for_trust(
     term = start()
     term.wait_for("• commands /deploy (.taor/commands)")
     term.send("n")  # not trusted: the project's commands stay off
-    term.wait_for(PROMPT_READY)
+    term.ready()  # the prompt is up: Tab completes from here on
     term.type("/rev")
     term.keys("Tab")
     term.wait_for("› /review", whole=False)
