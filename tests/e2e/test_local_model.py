@@ -99,7 +99,12 @@ def test_the_server_starts_answers_and_stops() -> None:
     assert model.server.started_in is not None
 
 
-def test_the_next_server_starts_from_the_saved_prompt_prefix(tmp_path: Path) -> None:
+def test_the_next_server_starts_from_the_saved_prompt_prefix_and_only_taor_may_use_it(
+    tmp_path: Path,
+) -> None:
+    """The second server restores the prefix the first one saved. Another local user reaches
+    the port but not the conversation: every request but /health needs the key, the slot
+    listing is off, and the saved prefix is 0600 in a 0700 folder."""
     env = {**MODELS, "TAOR_LOCAL_PREFIX_DIR": str(tmp_path)}
     request = Request(
         system="You answer in one word. " * 30,
@@ -108,20 +113,56 @@ def test_the_next_server_starts_from_the_saved_prompt_prefix(tmp_path: Path) -> 
         temperature=0,
     )
 
-    async def ask() -> tuple[int, int, bool]:
+    async def ask(probe: bool = False) -> tuple[int, int, bool, dict[str, int]]:
         model = connect("local", env=env)
         assert isinstance(model, LocalModel)
         try:
             usage = (await complete(model, request)).usage
-            return usage.input_tokens, usage.cache_read_tokens, model.server.prefix_restored
+            statuses = await strangers_requests(model) if probe else {}
+            return (
+                usage.input_tokens,
+                usage.cache_read_tokens,
+                model.server.prefix_restored,
+                statuses,
+            )
         finally:
             await model.aclose()
 
-    prompt, cached, restored = asyncio.run(ask())
+    prompt, cached, restored, _ = asyncio.run(ask())
     assert not restored and cached == 0 and len(list(tmp_path.glob("prefix-*.bin"))) == 1
-    prompt, cached, restored = asyncio.run(ask())
+    prompt, cached, restored, statuses = asyncio.run(ask(probe=True))
     assert restored and cached >= prompt - 8  # all but the last few tokens came from the file
     assert not list(tmp_path.glob("*.part"))
+    assert statuses["health"] == 200
+    assert statuses["chat"] == statuses["save"] == statuses["wrong key"] == 401
+    assert statuses["slots"] != 200
+    assert not list(tmp_path.glob("stolen*"))
+    (saved,) = tmp_path.glob("prefix-*.bin")
+    assert saved.stat().st_mode & 0o777 == 0o600 and tmp_path.stat().st_mode & 0o777 == 0o700
+
+
+async def strangers_requests(model: LocalModel) -> dict[str, int]:
+    """What the running server answers another local user: without the key, with a wrong
+    one, and the slot listing with the right one."""
+    import httpx2
+
+    assert model.server.base_url is not None
+    address = model.server.base_url.removesuffix("/v1")
+    api_key = getattr(model.server, "api_key", "")
+    key = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    chat = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    steal = {"filename": "stolen.bin"}
+    wrong = {"Authorization": "Bearer guess"}
+    async with httpx2.AsyncClient(timeout=30) as client:
+        return {
+            "health": (await client.get(f"{address}/health")).status_code,
+            "chat": (await client.post(f"{address}/v1/chat/completions", json=chat)).status_code,
+            "save": (await client.post(f"{address}/slots/0?action=save", json=steal)).status_code,
+            "wrong key": (
+                await client.post(f"{address}/slots/0?action=save", json=steal, headers=wrong)
+            ).status_code,
+            "slots": (await client.get(f"{address}/slots", headers=key)).status_code,
+        }
 
 
 def test_installing_prepares_the_prompt_cache_for_the_first_run(tmp_path: Path) -> None:
@@ -147,56 +188,6 @@ def test_installing_prepares_the_prompt_cache_for_the_first_run(tmp_path: Path) 
             await model.aclose()
 
     assert asyncio.run(first_run())
-
-
-def test_only_taor_with_its_key_may_use_the_server(tmp_path: Path) -> None:
-    """Another local user reaches the port but not the conversation: every request but
-    /health needs the key, the slot listing is off, and the saved prefix is 0600 in a 0700
-    folder."""
-    import httpx2
-
-    prefix = tmp_path / "prefix"
-    model = connect("local", env={**MODELS, "TAOR_LOCAL_PREFIX_DIR": str(prefix)})
-    assert isinstance(model, LocalModel)
-    request = Request(messages=(Message.user("Reply with one word: ready"),), max_tokens=4)
-
-    async def probe() -> dict[str, int]:
-        try:
-            await complete(model, request)  # taor's own client, with the key
-            assert model.server.base_url is not None
-            address = model.server.base_url.removesuffix("/v1")
-            api_key = getattr(model.server, "api_key", "")
-            key = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-            async with httpx2.AsyncClient(timeout=30) as client:
-                chat = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
-                steal = {"filename": "stolen.bin"}
-                return {
-                    "health": (await client.get(f"{address}/health")).status_code,
-                    "chat": (
-                        await client.post(f"{address}/v1/chat/completions", json=chat)
-                    ).status_code,
-                    "save": (
-                        await client.post(f"{address}/slots/0?action=save", json=steal)
-                    ).status_code,
-                    "wrong key": (
-                        await client.post(
-                            f"{address}/slots/0?action=save",
-                            json=steal,
-                            headers={"Authorization": "Bearer guess"},
-                        )
-                    ).status_code,
-                    "slots": (await client.get(f"{address}/slots", headers=key)).status_code,
-                }
-        finally:
-            await model.aclose()
-
-    statuses = asyncio.run(probe())
-    assert statuses["health"] == 200
-    assert statuses["chat"] == statuses["save"] == statuses["wrong key"] == 401
-    assert statuses["slots"] != 200
-    assert not list(prefix.glob("stolen*"))
-    (saved,) = prefix.glob("prefix-*.bin")
-    assert saved.stat().st_mode & 0o777 == 0o600 and prefix.stat().st_mode & 0o777 == 0o700
 
 
 CHILD = """
