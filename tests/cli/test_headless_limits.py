@@ -89,6 +89,19 @@ def test_the_stop_line_also_in_text_mode_but_not_with_quiet(
     assert (quiet.returncode, quiet.stderr) == (3, "")
 
 
+def test_the_stop_line_of_a_stream_json_run_but_not_with_quiet(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    stream = ["--input-format", "stream-json", "--output-format", "stream-json"]
+    for quiet in (False, True):
+        server.push(LIST)
+        flags = ["--quiet"] if quiet else []
+        done = taor("-p", "explore", *local(server), *stream, "--max-turns", "1", *flags,
+                    cwd=tmp_path, stdin="")  # fmt: skip
+        assert done.returncode == 3
+        assert ("--max-turns" in done.stderr) is not quiet, done.stderr
+
+
 def test_model_calls_counts_a_call_cut_short(tmp_path: Path, server: FakeProviderServer) -> None:
     server.push(disconnect(after=2, reply=Reply(text="This will be cut off.")), text("Whole."))
     done = taor("-p", "hi", *local(server), "--output-format", "json", cwd=tmp_path)

@@ -78,7 +78,7 @@ async def run_stream(
         await session.close()
         await model.aclose()
         return EXIT_USAGE
-    run = StreamRun(session, render, log)
+    run = StreamRun(session, render, log, quiet=settings.verbosity == "quiet")
     signalled = on_signals(session)
     printer = asyncio.create_task(run.print_events(session.events()))
     signal_seen = asyncio.create_task(signalled.wait())
@@ -98,8 +98,10 @@ async def run_stream(
 class StreamRun:
     """Applies the commands to the session and prints its events, with a result per cycle."""
 
-    def __init__(self, session: Session, render: Renderer, log: Logger) -> None:
-        self.session, self.render, self.log = session, render, log
+    def __init__(
+        self, session: Session, render: Renderer, log: Logger, *, quiet: bool = False
+    ) -> None:
+        self.session, self.render, self.log, self.quiet = session, render, log, quiet
         self.exit_code = EXIT_DONE  # of the last cycle that ended
         self._cycle: tuple[int, Outcome] | None = None  # the running cycle's
         self._queued = self._ended = 0  # inputs given; cycles ended (one per input)
@@ -193,7 +195,7 @@ class StreamRun:
         outcome.feed(event)
         summary = outcome.summary(self.session.id)
         self.render.final(summary)
-        if (line := stop_line(outcome, summary)) is not None:
+        if not self.quiet and (line := stop_line(outcome, summary)) is not None:
             self.render.problem(line)
         self.exit_code = outcome.exit_code()
         self._ended += 1
