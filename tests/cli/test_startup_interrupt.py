@@ -16,7 +16,7 @@ from taor.testing import FakeProviderServer, Reply
 from .support import TAOR, environ, local
 
 
-@pytest.mark.parametrize("delay", [0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5])
+@pytest.mark.parametrize("delay", [0.1, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.75, 1.0, 1.5])
 def test_sigint_while_starting_exits_130_quietly(
     tmp_path: Path, server: FakeProviderServer, delay: float
 ) -> None:

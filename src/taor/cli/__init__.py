@@ -32,10 +32,25 @@ SUBCOMMANDS = {
 def main(argv: list[str] | None = None) -> int:
     """Run the command; Ctrl-C before a run can take it (while the command imports, reads its
     settings or connects) exits 130 without a traceback, as Ctrl-C during a run does."""
+    args = sys.argv[1:] if argv is None else argv
+    if argv is None and not (args and args[0] in SUBCOMMANDS):
+        _exit_on_early_interrupt()
     try:
-        return _command(sys.argv[1:] if argv is None else argv)
+        return _command(args)
     except KeyboardInterrupt:
         return 130  # ``outcome.EXIT_INTERRUPTED``, not imported: this must not fail
+
+
+def _exit_on_early_interrupt() -> None:
+    """Until a run puts its own handlers in place (they interrupt the cycle and close the
+    session), SIGINT ends the process at once with 130. A KeyboardInterrupt raised there can
+    land where Python only reports it and goes on (an import lock's callback), and the run
+    then carries on as if nothing had been pressed; before the session exists there is
+    nothing to close. The subcommands keep Python's handling: they clean up after themselves."""
+    import os
+    import signal
+
+    signal.signal(signal.SIGINT, lambda *_: os._exit(130))
 
 
 def _command(args: list[str]) -> int:
