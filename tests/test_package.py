@@ -126,3 +126,15 @@ def test_taor_tools_is_enough_to_write_a_tool() -> None:
 def test_importing_the_session_loads_no_sdk_and_no_schema_validator() -> None:
     """Both are loaded when used: the SDK by the first request, jsonschema by the first tool."""
     assert not imported_after("from taor import Session") & set(HEAVY)
+
+
+def test_a_session_with_every_profile_starts_without_importing_jsonschema() -> None:
+    """Its tools' schemas are proved valid without it; validators compile at a tool's first call."""
+    statement = (
+        "from taor.agent import Session; from taor.testing import ScriptedModel; "
+        "from taor.env import MemoryEnvironment; "
+        "from taor.agent.profiles import PROFILE_IDS, profile_for; "
+        "[Session(ScriptedModel([]), environment=MemoryEnvironment(), profile=profile_for(p)) "
+        "for p in PROFILE_IDS]"
+    )
+    assert "jsonschema" not in imported_after(statement)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from taor.errors import ConfigurationError
+from taor.llm.schema_subset import plainly_valid
 
 _TOOL_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]{0,63}$")
 
@@ -40,6 +41,8 @@ def check_tool_schema(name: str, schema: Mapping[str, Any]) -> None:
         raise ConfigurationError(
             f"tool {name!r}: parameters must be a JSON Schema whose root has type 'object'"
         )
+    if plainly_valid(schema):
+        return  # valid by the meta-schema, seen without importing jsonschema
     try:
         key = json.dumps(schema, sort_keys=True, default=repr)
     except (TypeError, ValueError):

@@ -12,8 +12,9 @@ call runs through it (``MemoryEnvironment`` records it as operation ``tool:<name
 or return an injected result instead). An injected error becomes an ``is_error`` output like an
 exception in the tool; an injected ``ToolOutput`` is returned as is, a ``str`` as its text.
 
-Schemas are checked and their validators (jsonschema, Draft 2020-12) compiled once, at
-``register``; a bad name or schema raises ``ConfigurationError`` there.
+Schemas are checked at ``register`` (a bad name or schema raises ``ConfigurationError`` there);
+their validators (jsonschema, Draft 2020-12) are compiled once, at a tool's first call, so that
+a session starts without importing jsonschema.
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ RAW_ARGUMENTS_QUOTE_LIMIT = 2000
 class _Entry:
     tool: Tool
     definition: ToolDefinition
-    validator: Any  # Draft202012Validator, compiled once
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -52,19 +52,19 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._entries: dict[str, _Entry] = {}
+        self._validators: dict[str, Any] = {}  # name -> Draft202012Validator, at first call
         for tool in tools:
             self.register(tool)
 
     def register(self, tool: Tool) -> None:
-        from jsonschema import Draft202012Validator  # here: importing taor does not load it
-
         definition = definition_of(tool)
-        validator = Draft202012Validator(dict(definition.parameters))
-        self._entries[tool.name] = _Entry(tool=tool, definition=definition, validator=validator)
+        self._entries[tool.name] = _Entry(tool=tool, definition=definition)
+        self._validators.pop(tool.name, None)
 
     def unregister(self, name: str) -> Tool | None:
         """Remove and return the tool called ``name`` (``None`` when there is none)."""
         entry = self._entries.pop(name, None)
+        self._validators.pop(name, None)
         return entry.tool if entry else None
 
     def get(self, name: str) -> Tool | None:
@@ -119,13 +119,24 @@ class ToolRegistry:
     def _validated(
         self, entry: _Entry, call: ToolCallPart, arguments: dict[str, Any]
     ) -> Prepared | ToolOutput:
-        problem = _schema_problem(entry.validator, arguments)
+        problem = _schema_problem(self._validator(entry), arguments)
         if problem is not None:
             return ToolOutput.error(
                 f"Invalid arguments for tool {call.name}: {problem}\n"
                 f"Raw arguments: {_quoted_raw(call)}"
             )
         return Prepared(tool=entry.tool, call=call, arguments=arguments)
+
+    def _validator(self, entry: _Entry) -> Any:
+        name = entry.definition.name
+        validator = self._validators.get(name)
+        if validator is None:
+            from jsonschema import Draft202012Validator  # here: importing taor does not load it
+
+            validator = self._validators[name] = Draft202012Validator(
+                dict(entry.definition.parameters)
+            )
+        return validator
 
     def _unknown_tool_message(self, name: str) -> str:
         available = ", ".join(sorted(self._entries)) or "(none)"
