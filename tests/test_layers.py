@@ -124,7 +124,6 @@ def _agent_room(module: str) -> str | None:
     return parts[2] if (SRC / "taor" / "agent" / parts[2]).is_dir() else None
 
 
-@pytest.mark.xfail(strict=True, reason="malformed-call recovery still calls the model step")
 def test_no_import_circle() -> None:
     """No module reaches itself through imports, the ones inside functions included. A
     package's ``__init__`` that re-exports its own modules is its face, not a circle."""

@@ -180,7 +180,7 @@ class MalformedToolCallError(ServerError):
     """The server failed on a tool call the model wrote: llama.cpp's HTTP 500 "Failed to parse
     tool call arguments as JSON" (newer builds: "The model produced output that does not match
     the expected ... format"). The same request would get the same call back, so the retry
-    policy leaves it alone; a session asks again differently (``taor.agent.loop.malformed``)."""
+    policy leaves it alone; a session asks again differently (``taor.agent.loop.stream``)."""
 
     default_retryable = False
 

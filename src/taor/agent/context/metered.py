@@ -3,7 +3,7 @@
 Calls the session makes outside the loop's own model call (the summaries of a compaction) go
 through it, so their usage and cost can be counted in the session's ledger afterwards, the
 calls in its model-call count, and a stalled stream ends with ``IdleTimeoutError`` as in the
-loop (``taor.agent.loop.idle``).
+loop (``taor.llm.idle``).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 
-from taor.agent.loop.idle import watched_stream
 from taor.llm.events import StreamEvent, UsageUpdate
+from taor.llm.idle import watched_stream
 from taor.llm.model import Model, Timeouts
 from taor.llm.response import Usage
 from taor.llm.types import Request

@@ -27,7 +27,7 @@ from taor.agent.events import (
 )
 from taor.agent.loop.deadline import Deadline
 from taor.agent.loop.input_check import oversized
-from taor.agent.loop.model_call import Streamed, call_model, record_response
+from taor.agent.loop.model_call import call_model, record_response
 from taor.agent.loop.steps import (
     after_limit,
     begin,
@@ -37,6 +37,7 @@ from taor.agent.loop.steps import (
     settle_pending,
     stop_hook,
 )
+from taor.agent.loop.stream import Streamed
 from taor.agent.loop.tool_round import run_round
 from taor.agent.record.turns import AssistantTurn, NoticeTurn, ToolResultsTurn, UserTurn
 from taor.agent.runtime import Runtime

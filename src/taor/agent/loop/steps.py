@@ -19,7 +19,8 @@ from taor.agent.events import (
 )
 from taor.agent.loop.deadline import Deadline
 from taor.agent.loop.guarded import executor_view
-from taor.agent.loop.model_call import Streamed, record_partial, record_response, stream_response
+from taor.agent.loop.model_call import record_partial, record_response
+from taor.agent.loop.stream import Streamed, stream_response
 from taor.agent.policy.hooks import HookFailure, run_stop, run_user_prompt
 from taor.agent.record.transcript import synthetic_result
 from taor.agent.record.turns import NoticeTurn, ToolResultsTurn, UserTurn

@@ -19,7 +19,7 @@ import dataclasses
 from collections import defaultdict, deque
 from collections.abc import Iterable, Sequence
 
-from taor.agent.loop.call_ids import unique_calls
+from taor.agent.record.call_ids import unique_calls
 from taor.agent.record.turns import (
     AssistantTurn,
     NoticeTurn,

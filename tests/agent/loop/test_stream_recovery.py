@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from taor.agent.events import ErrorEvent, ProcessingEnd, Retry
-from taor.agent.loop.malformed import NO_TOOLS, NUDGE
+from taor.agent.loop.stream import NO_TOOLS, NUDGE
 from taor.agent.record.transcript import problems
 from taor.env.memory import MemoryEnvironment
 from taor.llm import connect
