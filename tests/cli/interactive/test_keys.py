@@ -88,3 +88,21 @@ def test_a_bang_command_runs_in_the_project_and_goes_with_the_next_input(
     term.wait_for("stopped")
     term.keys("C-d")
     assert term.exit_code() == 0
+
+
+def test_esc_with_the_completion_menu_open_closes_the_menu_and_the_agent_goes_on(
+    start: Start, server: FakeProviderServer
+) -> None:
+    held = Reply(text="First words then the rest of the answer", chunk=6)
+    server.push(stall(4, after=3, reply=held))
+    term = start()
+    term.wait_for(PROMPT_READY)
+    term.send("go")
+    term.wait_for(lambda s: "First words" in s and "waiting for the model…" in s, whole=False)
+    term.type("/he")
+    term.wait_for(lambda s: "/help" in s.replace("/he\n", ""), whole=False)  # the menu
+    term.keys("Escape")
+    term.wait_for("the rest of the answer")
+    assert "interrupted" not in term.screen()
+    term.keys("C-u", "C-d")
+    assert term.exit_code() == 0

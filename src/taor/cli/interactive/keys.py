@@ -55,7 +55,13 @@ def key_bindings(repl: Repl) -> KeyBindings:
     def interrupt(event: KeyPressEvent) -> None:
         stopping.ctrl_c(repl, event.current_buffer)
 
-    @keys.add("escape", filter=typing & Condition(lambda: repl.busy or repl.asking.asking))
+    @keys.add("escape", filter=typing & has_completions)
+    def close_menu(event: KeyPressEvent) -> None:
+        event.current_buffer.cancel_completion()  # the menu goes; the agent is not stopped
+
+    busy = Condition(lambda: repl.busy or repl.asking.asking)
+
+    @keys.add("escape", filter=typing & ~has_completions & busy)
     def stop(event: KeyPressEvent) -> None:
         stopping.ctrl_c(repl, event.current_buffer)
 
