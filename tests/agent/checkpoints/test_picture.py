@@ -105,3 +105,12 @@ async def test_output_too_big_to_keep_is_read_back_whole_from_its_spill_file(
     output = await run_whole(LocalEnvironment(tmp_path), command, tmp_path / "spill")
     assert output == "a" * 3_000_000
     assert not (tmp_path / "spill").exists()
+
+
+async def test_the_folders_a_spill_folder_needs_are_created_private(tmp_path: Path) -> None:
+    spill = tmp_path / "data" / "checkpoints" / "spill"
+    environment = LocalEnvironment(tmp_path)
+    assert await run_whole(environment, "echo hi", spill) == "hi\n"
+    assert not spill.exists()  # removed when done, as no other picture uses it
+    for folder in (spill.parent, spill.parent.parent):
+        assert folder.stat().st_mode & 0o777 == 0o700, folder

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from taor._private import private_dir
 from taor.agent.checkpoints.log import MAX_FILE, Stat
 from taor.env.base import EnvError, Environment
 
@@ -200,7 +201,7 @@ f() {{
 async def run_whole(environment: Environment, command: str, spill: Path) -> str | None:
     """The whole stdout of ``command`` (read back from ``spill``'s folder when it was too big to
     keep in memory); None when it failed or some of it was lost."""
-    await asyncio.to_thread(spill.mkdir, mode=0o700, parents=True, exist_ok=True)
+    await asyncio.to_thread(private_dir, spill)
     target = spill / f"picture-{uuid.uuid4().hex}.txt"
     try:
         result = await environment.run(
