@@ -14,6 +14,7 @@ import datetime
 from typing import Any
 
 from taor.agent.channel import Channel
+from taor.agent.checkpoints.log import CheckpointLog
 from taor.agent.checkpoints.records import Checkpoint, RewindResult
 from taor.agent.checkpoints.rewind import rewind_session
 from taor.agent.config import SessionConfig
@@ -24,7 +25,7 @@ from taor.agent.policy.decisions import Decision
 from taor.agent.profiles import Profile
 from taor.agent.runtime import Runtime
 from taor.agent.subagents import SubagentManager
-from taor.agent.subagents.wiring import decide_for_child, lend_checkpoints
+from taor.agent.subagents.wiring import decide_for_child
 from taor.env.base import Environment
 from taor.errors import SessionError
 from taor.llm.model import Model
@@ -156,8 +157,14 @@ class SessionControl:
             self._driver.held = False
         self.id = self._rt.session_id
         for child in self.subagents.sessions() if self.subagents is not None else ():
-            lend_checkpoints(child, self._rt.checkpoints)  # the fork's, from now on
+            child.lend_checkpoints(self._rt.checkpoints)  # the fork's, from now on
         return result
+
+    def lend_checkpoints(self, log: CheckpointLog) -> None:
+        """Record the files this session changes in ``log`` (a parent's checkpoints, in the
+        parent's current turn) instead of its own: a subagent's changes are rewound with its
+        parent's."""
+        self._rt.checkpoints, self._rt.owns_checkpoints = log, False
 
     def _check_open(self) -> None:
         self._driver.check_open()

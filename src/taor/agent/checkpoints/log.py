@@ -26,6 +26,7 @@ from pathlib import Path
 from taor.agent.checkpoints.index import Index
 from taor.agent.checkpoints.records import After, Before, Checkpoint, Note, Record
 from taor.agent.checkpoints.storage import IndexFile, ObjectStore
+from taor.agent.record.store import FileTranscriptStore, TranscriptStore
 from taor.agent.record.turns import UserTurn
 from taor.env.base import EnvError, Environment, PathNotFoundError
 
@@ -222,12 +223,11 @@ class CheckpointLog:
         return self.objects.put(data)
 
 
-def folder_for(store: object, scratch: Path, session_id: str) -> Path:
-    """Where a session keeps its checkpoints: beside its JSONL transcript
+def folder_for(store: TranscriptStore | None, scratch: Path, session_id: str) -> Path:
+    """Where a session keeps its checkpoints: beside its transcript file
     (``<name>.checkpoints/``, kept with it), else in its scratch folder (removed at close)."""
-    path = getattr(store, "path", None)
-    if isinstance(path, Path):
-        return beside(path)
+    if isinstance(store, FileTranscriptStore):
+        return beside(store.path)
     return scratch / "checkpoints" / session_id
 
 

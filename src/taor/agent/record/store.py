@@ -31,7 +31,7 @@ import json
 import os
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from taor._private import private_dir, private_open
 from taor.agent.record.codec import to_json
@@ -61,6 +61,15 @@ class TranscriptStore(Protocol):
     async def append(self, turn: Turn) -> None: ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class FileTranscriptStore(TranscriptStore, Protocol):
+    """A store kept in one file (``JsonlTranscriptStore``): what belongs to the session, its
+    checkpoints, is kept beside it."""
+
+    @property
+    def path(self) -> Path: ...
 
 
 class JsonlTranscriptStore:

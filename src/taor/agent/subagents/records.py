@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from taor.agent.checkpoints.log import CheckpointLog
 from taor.agent.config import Limits, SessionConfig
 from taor.agent.events import Event, StopReason
 from taor.agent.policy.decisions import Decision
@@ -124,6 +125,10 @@ class ChildSession(Protocol):
     def interrupt(self) -> None: ...
 
     def decide(self, request_id: str, decision: Decision | str, message: str = "") -> None: ...
+
+    def lend_checkpoints(self, log: CheckpointLog) -> None:
+        """Record the files it changes in ``log``, its parent's checkpoints."""
+        ...
 
 
 ChildFactory = Callable[[ChildSpec], ChildSession]

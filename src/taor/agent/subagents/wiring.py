@@ -22,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from taor.agent.checkpoints.log import CheckpointLog
 from taor.agent.config import SessionConfig
 from taor.agent.policy.decisions import Decision
 from taor.agent.profiles import Profile
@@ -96,18 +95,10 @@ def child_factory(rt: Runtime, profile: Profile | None, make_session: MakeSessio
             session_id=f"{rt.session_id}.{spec.agent_id}",
             profile=profile,
         )
-        lend_checkpoints(child, rt.checkpoints)
+        child.lend_checkpoints(rt.checkpoints)
         return child
 
     return build
-
-
-def lend_checkpoints(child: ChildSession, log: CheckpointLog) -> None:
-    """Have ``child`` record the files it changes in its parent's checkpoints (``log``), in
-    the parent's current turn: a rewind of the parent puts them back too."""
-    child_rt = getattr(child, "_rt", None)
-    if isinstance(child_rt, Runtime):
-        child_rt.checkpoints, child_rt.owns_checkpoints = log, False
 
 
 def child_model(parent: Model, override: str | None) -> Model | str:
