@@ -1,0 +1,7 @@
+"""taor.server: the service. Runs over HTTP and SSE for many people at once, over the same
+``Session`` events and commands as the library and the command.
+
+- ``store/``: the service's database (SQLAlchemy 2, async; SQLite by default, one schema for
+  every database, upgraded in place by Alembic migrations): users and their tokens, runs and
+  their events.
+"""
