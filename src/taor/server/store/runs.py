@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from sqlalchemy import delete, insert, select, update
+from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError
 
 from taor.server.store.database import Database
@@ -73,8 +74,9 @@ class Runs:
         metadata: Mapping[str, Any],
     ) -> RunRecord:
         """A new run of ``user``'s, queued."""
-        values = {
-            "id": new_run_id(),
+        run_id = new_run_id()
+        values: dict[str, Any] = {
+            "id": run_id,
             "user_id": user.id,
             "status": "queued",
             "prompt": prompt,
@@ -86,7 +88,7 @@ class Runs:
         }
         async with self._engine.begin() as db:
             await db.execute(insert(runs).values(**values))
-        found = await self.get(values["id"], user)
+        found = await self.get(run_id, user)
         assert found is not None
         return found
 
@@ -188,6 +190,6 @@ def _visible(query: Any, user: User) -> Any:
     return query if user.admin else query.where(runs.c.user_id == user.id)
 
 
-def _record(row: Mapping[str, Any]) -> RunRecord:
+def _record(row: RowMapping) -> RunRecord:
     fields = {k: v for k, v in row.items() if k not in ("user_id", "user_name")}
     return RunRecord(user=row["user_name"], **fields)
