@@ -87,17 +87,17 @@ class Feeds:
             if tail and tail[0].seq > last + 1:  # not on disk yet and gone from the tail
                 yield DROPPED  # the client comes back from ``last``, when they are on disk
                 return
-            for event in tail:
-                if event.seq > last:
-                    last = event.seq
-                    yield event
-            while (event := await queue.get()) is not None:
-                if event is DROPPED:
-                    yield event
+            for kept in tail:
+                if kept.seq > last:
+                    last = kept.seq
+                    yield kept
+            while (live := await queue.get()) is not None:
+                if live is DROPPED:
+                    yield live
                     return
-                if event.seq > last:
-                    last = event.seq
-                    yield event
+                if live.seq > last:
+                    last = live.seq
+                    yield live
         finally:
             if feed is not None:
                 feed.followers.discard(queue)
