@@ -4,6 +4,8 @@
 - ``store/``: the service's database (SQLAlchemy 2, async; SQLite by default, one schema for
   every database, upgraded in place by Alembic migrations): users and their tokens, runs and
   their events.
+- ``service``: what one running service holds, opened and closed as one; ``app``: its FastAPI
+  application (``auth``: bearer tokens; ``limits``: the body size).
 - ``feed``: each run's events, live, to every client following it, replayed from any number;
   ``writer``: the events onto disk in batches, off the runs' path.
 """

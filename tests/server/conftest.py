@@ -1,0 +1,37 @@
+"""The real service under uvicorn on a free loopback port, for the tests that call it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from taor.server.app import create_app
+from taor.server.service import Service, ServiceConfig
+
+from .loopback import serving
+
+
+@dataclass
+class Served:
+    url: str
+    service: Service
+    admin: str  # the first admin token
+
+    def client(self, token: str | None = None) -> httpx2.AsyncClient:
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        return httpx2.AsyncClient(base_url=self.url, headers=headers, timeout=10)
+
+
+@pytest.fixture
+async def served(tmp_path: Path) -> AsyncIterator[Served]:
+    service = await Service.open(ServiceConfig(data_dir=tmp_path / "data", max_body=64 * 1024))
+    assert service.first_token is not None
+    try:
+        async with serving(create_app(service)) as url:
+            yield Served(url=url, service=service, admin=service.first_token)
+    finally:
+        await service.close()
