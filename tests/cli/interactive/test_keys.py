@@ -106,3 +106,17 @@ def test_esc_with_the_completion_menu_open_closes_the_menu_and_the_agent_goes_on
     assert "interrupted" not in term.screen()
     term.keys("C-u", "C-d")
     assert term.exit_code() == 0
+
+
+def test_tab_pressed_at_once_after_typing_completes(start: Start) -> None:
+    term = start()
+    term.ready()
+    term.type("/con")
+    term.keys("Tab")  # no wait for the menu typing opens: a fast typist's Tab
+    term.wait_for("› /context", whole=False)
+    term.keys("C-u")
+    term.type("/ex")
+    term.keys("Tab")  # two commands: the menu lists both (the first chosen if it was open)
+    term.wait_for(lambda s: "close the session" in s and "show a folded" in s, whole=False)
+    term.keys("Escape", "C-u", "C-d")
+    assert term.exit_code() == 0

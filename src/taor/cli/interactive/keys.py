@@ -1,7 +1,8 @@
 """The keys of the prompt. Enter sends; Ctrl-J, Alt-Enter, or a ``\\`` before Enter start a new
 line; Ctrl-C interrupts the agent (denying an open permission request), clears a draft, and at
 an empty idle prompt asks to be pressed again to exit (``stopping``); Esc interrupts the agent
-as Ctrl-C does; Shift-Tab moves to the next permission mode; Ctrl-O shows the last folded output
+as Ctrl-C does (with the completion menu open, it closes the menu); Tab completes at once,
+also while the menu typing opened is still being filled; Shift-Tab moves to the next permission mode; Ctrl-O shows the last folded output
 whole (the whole diff of an edit asked about, while asked). Once a permission question's keys
 show, they answer it and other keys are ignored; before, keys type into the draft
 (``permission``)."""
@@ -11,6 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from prompt_toolkit.application import get_app
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.completion.base import get_common_complete_suffix
 from prompt_toolkit.filters import Condition, Filter, has_completions
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
@@ -54,6 +57,21 @@ def key_bindings(repl: Repl) -> KeyBindings:
     @keys.add("c-c")
     def interrupt(event: KeyPressEvent) -> None:
         stopping.ctrl_c(repl, event.current_buffer)
+
+    @keys.add("tab", filter=typing & ~has_completions)
+    def complete(event: KeyPressEvent) -> None:
+        # prompt_toolkit drops a Tab pressed while the completion typing started is running
+        # ("/rev" then Tab at once): complete here from the completer's own answer instead.
+        buffer = event.current_buffer
+        if buffer.completer is None:
+            return
+        asked = CompleteEvent(completion_requested=True)
+        found = list(buffer.completer.get_completions(buffer.document, asked))
+        if len(found) == 1:
+            buffer.apply_completion(found[0])
+        elif found:
+            buffer.insert_text(get_common_complete_suffix(buffer.document, found))
+            buffer.start_completion()
 
     @keys.add("escape", filter=typing & has_completions)
     def close_menu(event: KeyPressEvent) -> None:
