@@ -63,8 +63,6 @@ def key_bindings(repl: Repl) -> KeyBindings:
         # prompt_toolkit drops a Tab pressed while the completion typing started is running
         # ("/rev" then Tab at once): complete here from the completer's own answer instead.
         buffer = event.current_buffer
-        if buffer.completer is None:
-            return
         asked = CompleteEvent(completion_requested=True)
         found = list(buffer.completer.get_completions(buffer.document, asked))
         if len(found) == 1:
