@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from taor.errors import TaorError
+
 Scope = dict[str, Any]
 Message = dict[str, Any]
 
@@ -69,5 +71,6 @@ class BodyLimit:
         await send({"type": "http.response.body", "body": body})
 
 
-class _TooLarge(Exception):
-    pass
+class _TooLarge(TaorError):
+    """Raised into the app as the body passes the limit: it stops reading, and the middleware
+    answers 413."""
