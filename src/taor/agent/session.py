@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import Unpack
 
 from taor.agent.channel import Channel
+from taor.agent.commands import Command, Reply, apply_command
 from taor.agent.config import SessionConfig
 from taor.agent.control import SessionControl
 from taor.agent.driver import Driver
@@ -242,6 +243,11 @@ class Session(SessionControl, SessionReports):
                 await self.close()
 
         return asyncio.run(run_and_close())
+
+    async def apply(self, command: Command) -> Reply:
+        """Carry out a host's command (``taor.agent.commands``) as the method of its name
+        does: the checkpoints for ``checkpoints``, what was done for ``rewind``, else None."""
+        return await apply_command(self, command)
 
     # --- internals ---
 
