@@ -11,7 +11,7 @@ from pathlib import Path
 
 from taor.agent.record.store import load
 from taor.agent.record.transcript import problems
-from taor.cli import sessions
+from taor.host import sessions
 from taor.testing import FakeProviderServer, text, tool_calls
 
 from .support import data_home, local, running_a_tool, taor

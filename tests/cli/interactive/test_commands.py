@@ -36,7 +36,7 @@ async def test_help_shows_every_command_with_its_arguments(tmp_path: Path) -> No
 
     from taor.cli.interactive.commands import show_help
     from taor.cli.interactive.screen import Screen
-    from taor.cli.settings import Settings
+    from taor.host.settings import Settings
 
     out = io.StringIO()
     (tmp_path / "config" / "commands").mkdir(parents=True)

@@ -1,5 +1,6 @@
 """``taor`` with no ``-p``: the interactive mode, a front end over the same ``Session`` event
-stream as the headless command, built the same way (``taor.cli.setup``).
+stream as the headless command, built the same way (``taor.cli.setup``,
+``taor.host.compose``).
 
 - ``app``: ``Repl``, the loop: events shown by one task while the prompt reads input;
 - ``prompt``, ``keys``, ``completion``, ``paste``: the input side (prompt_toolkit);
@@ -20,7 +21,7 @@ from __future__ import annotations
 from argparse import Namespace
 from logging import Logger
 
-from taor.cli.settings import Settings
+from taor.host.settings import Settings
 
 
 async def run_interactive(args: Namespace, settings: Settings, log: Logger) -> int:

@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from taor.cli import sessions
 from taor.cli.interactive.command import Command
 from taor.cli.interactive.views import Fold, diff_view
 from taor.errors import TaorError
+from taor.host import sessions
 
 if TYPE_CHECKING:
     from taor.cli.interactive.app import Repl
@@ -24,8 +24,8 @@ SESSION_USAGE = "/session list | resume ID | fork"
 async def switch(repl: Repl, *, earlier: Path | None = None, fork: bool = False) -> None:
     """Another session in place of this one: new (``/clear``), ``earlier`` continued, or a
     fork of it; same model and settings, the rules allowed this session included."""
-    from taor.cli.command_hooks import hooks_from
-    from taor.cli.setup import environment_from, open_session
+    from taor.host.compose.hooks import hooks_from
+    from taor.host.compose.session import environment_from, open_session
 
     old = repl.session
     permissions = old.config.permissions
@@ -65,7 +65,8 @@ async def session(repl: Repl, argument: str) -> None:
 
 
 def _list(repl: Repl) -> None:
-    from taor.cli.sessions_table import rows, table
+    from taor.cli.sessions.table import table
+    from taor.host.sessions.catalogue import rows
 
     found = rows(repl.folder)
     if not found:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, cast
 from taor.agent.config import PermissionMode
 from taor.cli.interactive.command import Command
 from taor.cli.interactive.picker import Picker
-from taor.cli.settings.schema import EFFORTS, MODES
 from taor.errors import TaorError
+from taor.host.settings.schema import EFFORTS, MODES
 
 if TYPE_CHECKING:
     from taor.cli.interactive.app import Repl

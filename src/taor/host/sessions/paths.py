@@ -1,4 +1,4 @@
-"""Where the command keeps its sessions: one JSONL transcript per run, under the user data
+"""Where sessions are kept: one JSONL transcript per run, under the user data
 directory (platformdirs: ``$XDG_DATA_HOME/taor`` on Linux), grouped by project (the git root,
 else the working directory). ``--continue`` takes the newest of this project, ``--resume ID``
 the one whose id starts with ``ID``."""
@@ -32,13 +32,6 @@ def sessions_dir(cwd: Path) -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("taor")) / "sessions" / project_key(cwd)
-
-
-def history_path(cwd: Path) -> Path:
-    """The interactive mode's input history of this project (in the user state directory)."""
-    from platformdirs import user_state_dir
-
-    return Path(user_state_dir("taor")) / "history" / project_key(cwd)
 
 
 def new_path(folder: Path, session_id: str) -> Path:

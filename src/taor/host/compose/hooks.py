@@ -21,7 +21,7 @@ secrets, and reads one JSON object on stdin: ``event``, ``cwd``, and the event's
 - any other exit code, a time-out or stdout that is not such an object: the hook failed; the
   session says so (an ``error`` event; a tool call's result tells the model).
 
-Project hooks come only from a trusted folder (``taor.cli.settings.confine``).
+Project hooks come only from a trusted folder (``taor.host.settings.confine``).
 """
 
 from __future__ import annotations

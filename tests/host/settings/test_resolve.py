@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from taor.cli.settings import Settings, resolve
 from taor.errors import ConfigurationError
+from taor.host.settings import Settings, resolve
 
 
 def settings(

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taor.cli.settings.confine import Ignored, confine
-from taor.cli.settings.layers import Layer, env_layer, file_layer, flag_layer, read_dotenv
-from taor.cli.settings.schema import BY_NAME, KEYS, Key, check
+from taor.host.settings.confine import Ignored, confine
+from taor.host.settings.layers import Layer, env_layer, file_layer, flag_layer, read_dotenv
+from taor.host.settings.schema import BY_NAME, KEYS, Key, check
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

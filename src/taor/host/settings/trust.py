@@ -3,7 +3,7 @@ commands, hooks) may act for the person.
 
 A cloned repository is someone else's text. Until its folder is trusted, the settings in it
 that could send a key elsewhere, weaken permissions or the sandbox, or start a process are
-ignored (``taor.cli.settings.confine``). The list lives in the user's config directory
+ignored (``taor.host.settings.confine``). The list lives in the user's config directory
 (``trusted_folders.json``), one absolute path per folder; a folder is trusted when it or a
 folder above it is on the list. Writes take a lock and replace the file atomically, so two
 ``taor trust`` at once both land; the file is the user's alone (0600).

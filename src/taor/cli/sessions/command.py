@@ -13,9 +13,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from taor.cli import sessions
 from taor.cli.args import UsageError, parser_for
 from taor.errors import ConfigurationError, TranscriptError
+from taor.host import sessions
 
 EPILOG = """Each row: the id (12 characters; any unique prefix works with show and --resume),
 when it started, the first prompt, its model calls, cost and model.
@@ -60,8 +60,9 @@ def run(argv: list[str]) -> int:
 
 
 def _list(folders: list[Path], *, every: bool, as_json: bool) -> int:
-    from taor.cli.sessions_table import as_json as json_of
-    from taor.cli.sessions_table import project_of, rows, table
+    from taor.cli.sessions.table import as_json as json_of
+    from taor.cli.sessions.table import project_of, table
+    from taor.host.sessions.catalogue import rows
 
     groups = [(folder, rows(folder)) for folder in folders]
     groups = sorted(((f, r) for f, r in groups if r), key=lambda g: g[1][0].started, reverse=True)
@@ -87,7 +88,7 @@ def _every(root: Path) -> list[Path]:
 
 def _show(prefix: str, folders: list[Path] | None, here: Path) -> int:
     from taor.agent.record.store import load
-    from taor.cli.sessions_show import render
+    from taor.cli.sessions.show import render
 
     try:
         if folders is None:

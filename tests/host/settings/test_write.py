@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from taor.cli.settings.write import add_allow_rules
 from taor.errors import ConfigurationError
+from taor.host.settings.write import add_allow_rules
 
 
 def allow_of(path: Path) -> list[str]:

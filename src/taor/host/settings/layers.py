@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from taor.cli.settings.schema import BY_NAME, KEYS, unknown
 from taor.errors import ConfigurationError
+from taor.host.settings.schema import BY_NAME, KEYS, unknown
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from taor.cli.settings.schema import BY_NAME, Key
+from taor.host.settings.schema import BY_NAME, Key
 
 Reason = Literal["untrusted", "endpoint", "outside"]
 
