@@ -21,15 +21,17 @@ once per class.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from taor.agent.commands import COMMAND_TYPES, Command
 from taor.agent.events import EVENT_TYPES, Event
 from taor.agent.record.codec_decode import kind_decoder, record_decoder
 from taor.agent.record.codec_encode import record_encoder
 from taor.agent.record.codec_hints import Bad, Codec
 from taor.agent.record.turns import TURN_TYPES, Turn
 from taor.errors import SessionError, TaorError, TranscriptError
+
+if TYPE_CHECKING:
+    from taor.agent.commands import Command
 
 T = TypeVar("T")
 
@@ -54,6 +56,8 @@ def turn_from_json(data: object) -> Turn:
 def command_from_json(data: object) -> Command:
     """A host's command (``taor.agent.commands``) from its object; ``SessionError`` saying
     what is wrong with it (a command is input to a session, not a record read back)."""
+    from taor.agent.commands import COMMAND_TYPES  # here: a run that reads none never loads it
+
     return _decode(kind_decoder(COMMAND_TYPES), data, "command", SessionError)  # type: ignore[no-any-return]
 
 
