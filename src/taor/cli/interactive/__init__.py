@@ -6,8 +6,8 @@ stream as the headless command, built the same way (``taor.cli.setup``,
 - ``prompt``, ``keys``, ``completion``, ``paste``: the input side (prompt_toolkit);
 - ``events`` (with ``tool_calls``), ``live``, ``views``, ``blocks``, ``screen``: the output side
   (rich): the live area above the prompt and what is printed once finished;
-- ``commands`` (``command``, ``commands_*``, ``custom``: one's own from Markdown files): the
-  local ``/`` commands; ``picker``: picking from a list (``/model``); ``shell``: ``!command``;
+- ``commands/`` (``registry``, one module per group, ``custom``: one's own from Markdown
+  files): the local ``/`` commands; ``picker``: picking from a list (``/model``); ``shell``: ``!command``;
 - ``permission``: permission requests asked inline; ``status``: the line under the prompt;
 - ``stopping``: Ctrl-C and the signals, and the steering a stop leaves unsent;
 - ``trust``: the question that trusts a folder whose own files would act for the person.

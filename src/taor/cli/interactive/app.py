@@ -27,8 +27,9 @@ from prompt_toolkit.application import get_app_or_none
 from taor.agent.context.mentions import attach_mentions
 from taor.agent.record.turns import UserTurn
 from taor.agent.session import Session
-from taor.cli.interactive import commands, shell, stopping
-from taor.cli.interactive.commands import is_command, run_command
+from taor.cli.interactive import shell, stopping
+from taor.cli.interactive.commands import registry
+from taor.cli.interactive.commands.registry import is_command, run_command
 from taor.cli.interactive.events import EventView
 from taor.cli.interactive.live import Live
 from taor.cli.interactive.paste import Pastes
@@ -67,7 +68,7 @@ class Repl:
         self.status = Status.of(session)
         self.project = sessions.project_root(self.root)
         self.config_dir = Path(user_config_dir("taor"))
-        self.commands = commands.table(self.project, self.config_dir, trusted=settings.trusted)
+        self.commands = registry.table(self.project, self.config_dir, trusted=settings.trusted)
         self.prompt = prompt_session(self, self.root)
         self.draft = ""  # what the next prompt starts with
         self.keys_pressed = 0  # counted by the prompt, so a second Ctrl-C knows it is next
@@ -176,7 +177,7 @@ class Repl:
 
     async def renew(self) -> None:
         """A new session with the same settings in place of one that has ended."""
-        from taor.cli.interactive.commands_session import switch
+        from taor.cli.interactive.commands.session import switch
 
         await switch(self)
         self.screen.line("new session, same settings (the last one ended)", "dim")

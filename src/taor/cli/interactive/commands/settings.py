@@ -7,7 +7,7 @@ import dataclasses
 from typing import TYPE_CHECKING, cast
 
 from taor.agent.config import PermissionMode
-from taor.cli.interactive.command import Command
+from taor.cli.interactive.commands.command import Command
 from taor.cli.interactive.picker import Picker
 from taor.errors import TaorError
 from taor.host.settings.schema import EFFORTS, MODES

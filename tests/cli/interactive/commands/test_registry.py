@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from taor.cli.interactive.commands import BY_NAME, COMMANDS, is_command
+from taor.cli.interactive.commands.registry import BY_NAME, COMMANDS, is_command
 
 
 @pytest.mark.parametrize(
@@ -34,7 +34,7 @@ def test_every_command_of_the_spec_is_there_with_help() -> None:
 async def test_help_shows_every_command_with_its_arguments(tmp_path: Path) -> None:
     from argparse import Namespace
 
-    from taor.cli.interactive.commands import show_help
+    from taor.cli.interactive.commands.registry import show_help
     from taor.cli.interactive.screen import Screen
     from taor.host.settings import Settings
 

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 from rich.text import Text
 
-from taor.cli.interactive import commands_info, commands_init, commands_session, commands_settings
-from taor.cli.interactive import custom as own
-from taor.cli.interactive.command import Command
+from taor.cli.interactive.commands import custom as own
+from taor.cli.interactive.commands import info, init, session, settings
+from taor.cli.interactive.commands.command import Command
 from taor.cli.interactive.views import expanded
 
 if TYPE_CHECKING:
@@ -62,17 +62,17 @@ async def not_yet(repl: Repl, argument: str) -> None:
 
 COMMANDS: tuple[Command, ...] = (
     Command(name="help", run=show_help, help="the commands and keys"),
-    commands_init.INIT,
-    commands_settings.MODEL,
-    commands_settings.EFFORT,
-    commands_settings.PERMISSIONS,
-    commands_settings.COMPACT,
-    commands_session.CLEAR,
-    commands_info.COST,
-    commands_info.CONTEXT,
-    commands_session.SESSION,
-    commands_session.CHECKPOINT,
-    commands_session.DIFF,
+    init.INIT,
+    settings.MODEL,
+    settings.EFFORT,
+    settings.PERMISSIONS,
+    settings.COMPACT,
+    session.CLEAR,
+    info.COST,
+    info.CONTEXT,
+    session.SESSION,
+    session.CHECKPOINT,
+    session.DIFF,
     Command(name="expand", run=expand, arguments="[N]", help="show a folded output whole"),
     Command(name="mcp", run=not_yet, help="MCP servers (not available yet)"),
     Command(name="voice", run=not_yet, help="voice input (not available yet)"),

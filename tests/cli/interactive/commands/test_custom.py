@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from taor.cli.interactive.custom import folders, load
+from taor.cli.interactive.commands.custom import folders, load
 
 
 def write(folder: Path, name: str, text: str) -> None:

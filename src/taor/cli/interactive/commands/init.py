@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from taor.cli.interactive.command import Command
+from taor.cli.interactive.commands.command import Command
 
 if TYPE_CHECKING:
     from taor.cli.interactive.app import Repl

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 from rich.text import Text
 
-from taor.cli.interactive.command import Command
+from taor.cli.interactive.commands.command import Command
 from taor.cli.interactive.status import cost_text
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from taor.cli.interactive.command import Command
+from taor.cli.interactive.commands.command import Command
 from taor.cli.interactive.views import Fold, diff_view
 from taor.errors import TaorError
 from taor.host import sessions
