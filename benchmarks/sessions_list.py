@@ -25,7 +25,7 @@ from pathlib import Path
 from taor.agent.record.store import JsonlTranscriptStore, TranscriptHeader, load
 from taor.agent.record.summary import summarize
 from taor.agent.record.turns import AssistantTurn, ToolResultsTurn, Turn, UserTurn
-from taor.cli.sessions import sessions_dir
+from taor.host.sessions import sessions_dir
 from taor.llm.response import Usage
 from taor.llm.types import Message, TextPart, ToolCallPart, tool_result
 

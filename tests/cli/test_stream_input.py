@@ -16,9 +16,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from taor.agent.commands import ListCheckpoints, Rewind, Submit
 from taor.agent.events import PermissionRequest
 from taor.agent.record.codec import event_from_json, to_json
-from taor.cli.stream_input import Checkpoints, Rewind, Submit, parse_line
+from taor.cli.stream_input import parse_line
 from taor.errors import SessionError
 from taor.testing import FakeProviderServer, text, tool_calls
 
@@ -317,7 +318,7 @@ def test_both_shapes_of_a_user_input_give_its_text() -> None:
 
 
 def test_checkpoint_lines() -> None:
-    assert parse_line('{"type": "checkpoints"}') == Checkpoints()
+    assert parse_line('{"type": "checkpoints"}') == ListCheckpoints()
     assert parse_line('{"type": "rewind", "turn": 3}') == Rewind(turn=3)
     files_only = parse_line('{"type": "rewind", "turn": 1, "conversation": false}')
     assert files_only == Rewind(turn=1, files=True, conversation=False)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from taor.cli.settings import Settings, resolve
+from taor.host.settings import Settings, resolve
 from taor.testing import FakeProviderServer, Reply, text, tool_calls
 
 from .support import environ, home, taor

@@ -19,7 +19,7 @@ import asyncio
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterable, Sequence
-from typing import Unpack
+from typing import TYPE_CHECKING, Unpack
 
 from taor.agent.channel import Channel
 from taor.agent.config import SessionConfig
@@ -56,6 +56,9 @@ from taor.llm.model import Model
 from taor.llm.types import ImagePart
 from taor.tools.base import Tool
 from taor.tools.registry import ToolRegistry
+
+if TYPE_CHECKING:
+    from taor.agent.commands import Command, Reply
 
 
 class Session(SessionControl, SessionReports):
@@ -242,6 +245,13 @@ class Session(SessionControl, SessionReports):
                 await self.close()
 
         return asyncio.run(run_and_close())
+
+    async def apply(self, command: Command) -> Reply:
+        """Carry out a host's command (``taor.agent.commands``) as the method of its name
+        does: the checkpoints for ``checkpoints``, what was done for ``rewind``, else None."""
+        from taor.agent.commands import apply_command  # only hosts that relay commands need it
+
+        return await apply_command(self, command)
 
     # --- internals ---
 

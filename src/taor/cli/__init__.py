@@ -1,11 +1,14 @@
 """The ``taor`` command: ``taor -p "task"`` runs one input headless in the current directory.
 
-The command is a thin front end over ``taor.agent.Session``: ``args`` reads the flags,
-``setup`` turns them into a session (recorded where ``sessions`` says, new, continued or
-forked), ``render`` prints its events, ``headless`` runs one input and maps how it ended to an
-exit code (``outcome``), ``stream_run`` serves JSON lines from stdin
-(``--input-format stream-json``). ``--version`` and ``--help`` import nothing else, so
-they answer at once.
+The command is a thin front end over ``taor.agent.Session`` and ``taor.host`` (settings,
+sessions on disk, composing a session, outcomes): ``args`` reads the flags, ``setup`` turns
+them into a session (``taor.host.compose``: new, continued or forked), ``render`` prints its
+events, ``headless`` runs one input and maps how it ended to an exit code
+(``taor.host.outcome``; ``ending``: the stop line and the signals), ``stream_run`` serves JSON
+lines from stdin (``--input-format stream-json``, read by ``stream_input`` into the session's
+commands). The subcommands: ``sessions/``, ``config_cmd``, ``doctor``, ``models``,
+``trust_cmd``; ``interactive/``: ``taor`` in a terminal. ``--version`` and ``--help`` import
+nothing else, so they answer at once.
 
 Exit codes: 0 done, 1 error (provider, internal), 2 usage or configuration error, 3 a limit
 or the loop detection stopped the run, 4 a permission request was denied because no one could answer it, 130
@@ -21,7 +24,7 @@ from taor._version import __version__
 
 # ``taor NAME ...``: the module whose ``run(argv)`` answers it (imported only when used).
 SUBCOMMANDS = {
-    "sessions": "taor.cli.sessions_cmd",
+    "sessions": "taor.cli.sessions.command",
     "config": "taor.cli.config_cmd",
     "doctor": "taor.cli.doctor",
     "models": "taor.cli.models",
@@ -38,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _command(args)
     except KeyboardInterrupt:
-        return 130  # ``outcome.EXIT_INTERRUPTED``, not imported: this must not fail
+        return 130  # ``taor.host.outcome.EXIT_INTERRUPTED``, not imported: this must not fail
 
 
 def _exit_on_early_interrupt() -> None:

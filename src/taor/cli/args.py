@@ -7,14 +7,14 @@ import argparse
 from typing import Any
 
 from taor._version import __version__
-from taor.cli.settings.schema import (
+from taor.errors import ConfigurationError
+from taor.host.settings.schema import (
     EFFORTS,
     INPUT_FORMATS,
     KEYS,
     MODES,
     OUTPUT_FORMATS,
 )
-from taor.errors import ConfigurationError
 
 EPILOG = """configuration: ~/.config/taor/config.toml, then .taor/config.toml at the git root,
   then TAOR_* variables (or the project's .env), then flags; see `taor config show`.

@@ -10,8 +10,8 @@ import sys
 from typing import Any
 
 from taor.cli.args import UsageError, parser_for
-from taor.cli.settings import KEYS, Key, Settings
 from taor.errors import ConfigurationError
+from taor.host.settings import KEYS, Key, Settings
 
 MASK = '"********"'
 _WHY = {

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from taor.cli.args import UsageError, parser_for
 from taor.cli.doctor_checks import Check
-from taor.cli.settings import Settings
 from taor.errors import ConfigurationError
+from taor.host.settings import Settings
 
 EPILOG = """exit codes:
   0  taor can run here (gaps in rg, git, bwrap or the local model are reported, not fatal)
@@ -57,7 +57,7 @@ def all_checks(args: argparse.Namespace, environ: os._Environ[str]) -> list[Chec
     from platformdirs import user_config_dir
 
     from taor.cli import doctor_checks as do
-    from taor.cli.sessions import sessions_dir
+    from taor.host.sessions import sessions_dir
 
     settings, config = _settings(args, environ)
     sources = do.key_sources(environ, settings)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from taor.cli.settings import Settings
+from taor.host.settings import Settings
 
 Status = Literal["ok", "missing", "broken", "note"]
 PROBE_TIMEOUT = 10.0
@@ -95,7 +95,7 @@ def _where(source: str) -> str:
 
 def model(settings: Settings | None, environ: Mapping[str, str]) -> Check:
     """The model ``taor -p`` would use without ``--model``, chosen as a run chooses it."""
-    from taor.cli.setup import default_model
+    from taor.host.compose.model import default_model
 
     if settings is None:
         return Check(name="model", status="note", detail="unknown until the config is fixed")

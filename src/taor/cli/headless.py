@@ -11,14 +11,14 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from taor.cli.args import UsageError, parse
-from taor.cli.outcome import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE
 from taor.errors import ConfigurationError, TaorError, brief
+from taor.host.outcome import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_USAGE
 
 if TYPE_CHECKING:
     from logging import Logger
 
     from taor.cli.render import Renderer
-    from taor.cli.settings import Settings
+    from taor.host.settings import Settings
 
 
 def run_command(argv: list[str]) -> int:
@@ -49,7 +49,7 @@ def run_command(argv: list[str]) -> int:
 
 def _say_ignored(settings: Settings) -> None:
     """One line on stderr naming the project's settings that were left out, and why."""
-    from taor.cli.settings.confine import notice
+    from taor.host.settings.confine import notice
 
     line = notice(settings.ignored)
     if line:
@@ -158,10 +158,11 @@ def _guarded(run: Coroutine[Any, Any, int], render: Renderer, log: Logger) -> in
 async def _run(
     args: Namespace, settings: Settings, prompt: str, render: Renderer, log: Logger
 ) -> int:
+    from taor.cli.ending import on_signals, stop_line
     from taor.cli.logs import log_event
-    from taor.cli.outcome import Outcome, on_signals, stop_line
     from taor.cli.rewind import rewind_first
     from taor.cli.setup import session_from
+    from taor.host.outcome import Outcome
 
     outcome = Outcome()
     session, model = session_from(args, settings)

@@ -14,14 +14,14 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taor.cli.outcome import EXIT_DONE, EXIT_USAGE
 from taor.errors import ConfigurationError, SessionError
+from taor.host.outcome import EXIT_DONE, EXIT_USAGE
 
 if TYPE_CHECKING:
     from taor.agent.checkpoints import RewindResult
     from taor.agent.session import Session
     from taor.cli.render import Renderer
-    from taor.cli.settings import Settings
+    from taor.host.settings import Settings
     from taor.llm.events import StreamEvent
     from taor.llm.types import Request
 

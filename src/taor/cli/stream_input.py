@@ -16,8 +16,10 @@ for the session, read by a thread so that the event loop never waits on stdin.
                                                     last two optional)
     {"type": "close"}                               close the session now
 
-``parse_line`` turns a line into a command, or raises ``SessionError`` saying what is wrong
-with it; blank lines are skipped. Unknown fields are ignored.
+``parse_line`` turns a line into a command of the session's protocol (``taor.agent.commands``,
+decoded with its codec: ``user`` is a ``submit``, ``permission`` an ``answer``), or raises
+``SessionError`` saying what is wrong with it; blank lines are skipped. Unknown fields are
+ignored.
 """
 
 from __future__ import annotations
@@ -26,64 +28,15 @@ import asyncio
 import json
 import os
 import threading
-from dataclasses import dataclass
 from typing import Any
 
+from taor.agent.commands import Command
+from taor.agent.record.codec import command_from_json
 from taor.errors import SessionError
 
 EXAMPLE = '{"type": "user", "text": "..."}'
 TYPES = "user, steer, follow_up, interrupt, permission, checkpoints, rewind, close"
 DECISIONS = ("allow", "deny", "allow_always")
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Submit:
-    text: str
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Steer:
-    text: str
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class FollowUp:
-    text: str
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Interrupt:
-    pass
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Permission:
-    request_id: str
-    decision: str
-    message: str = ""
-    agent_id: str = ""
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Checkpoints:
-    pass
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Rewind:
-    turn: int
-    files: bool = True
-    conversation: bool = True
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Close:
-    pass
-
-
-Order = Submit | Steer | FollowUp | Interrupt | Permission  # what the session is told
-Query = Checkpoints | Rewind  # answered with a line of their own, in turn with the others
-Command = Order | Query | Close
 
 
 def parse_line(raw: bytes | str) -> Command | None:
@@ -100,24 +53,23 @@ def parse_line(raw: bytes | str) -> Command | None:
         ) from None
     if not isinstance(data, dict):
         raise SessionError(f"not a JSON object; send one object a line, like {EXAMPLE}")
+    return command_from_json(_command_fields(data))
+
+
+def _command_fields(data: dict[str, Any]) -> dict[str, Any]:
+    """The line's command as the codec's object: its ``kind`` and its checked fields."""
     kind = data.get("type")
     match kind:
         case "user":
-            return Submit(text=_user_text(data))
-        case "steer":
-            return Steer(text=_text(data, "text"))
-        case "follow_up":
-            return FollowUp(text=_text(data, "text"))
-        case "interrupt":
-            return Interrupt()
+            return {"kind": "submit", "text": _user_text(data)}
+        case "steer" | "follow_up":
+            return {"kind": kind, "text": _text(data, "text")}
+        case "interrupt" | "checkpoints" | "close":
+            return {"kind": kind}
         case "permission":
-            return _permission(data)
-        case "checkpoints":
-            return Checkpoints()
+            return {"kind": "answer", **_permission(data)}
         case "rewind":
-            return _rewind(data)
-        case "close":
-            return Close()
+            return {"kind": "rewind", **_rewind(data)}
     raise SessionError(f'"type" {kind!r} is not one of {TYPES}')
 
 
@@ -147,7 +99,7 @@ def _user_text(data: dict[str, Any]) -> str:
     return "\n".join(_text(block, "text") for block in content)
 
 
-def _permission(data: dict[str, Any]) -> Permission:
+def _permission(data: dict[str, Any]) -> dict[str, str]:
     decision = _text(data, "decision")
     if decision not in DECISIONS:
         raise SessionError(f'"decision" {decision!r} is not one of {", ".join(DECISIONS)}')
@@ -155,10 +107,15 @@ def _permission(data: dict[str, Any]) -> Permission:
     if not isinstance(message, str) or not isinstance(agent_id, str):
         raise SessionError('"message" and "agent_id" are strings when given')
     request_id = _text(data, "request_id")
-    return Permission(request_id=request_id, decision=decision, message=message, agent_id=agent_id)
+    return {
+        "request_id": request_id,
+        "decision": decision,
+        "message": message,
+        "agent_id": agent_id,
+    }
 
 
-def _rewind(data: dict[str, Any]) -> Rewind:
+def _rewind(data: dict[str, Any]) -> dict[str, Any]:
     turn, files, conversation = (
         data.get("turn"),
         data.get("files", True),
@@ -168,7 +125,7 @@ def _rewind(data: dict[str, Any]) -> Rewind:
         raise SessionError('"turn" is missing (the number of the input to go back before)')
     if not isinstance(files, bool) or not isinstance(conversation, bool):
         raise SessionError('"files" and "conversation" are true or false when given')
-    return Rewind(turn=turn, files=files, conversation=conversation)
+    return {"turn": turn, "files": files, "conversation": conversation}
 
 
 def read_lines(fd: int = 0) -> asyncio.Queue[bytes | None]:

@@ -19,8 +19,9 @@ import asyncio
 import dataclasses
 from argparse import Namespace
 from collections.abc import AsyncIterator, Coroutine
-from typing import TYPE_CHECKING, Any, TypeVar, assert_never
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from taor.agent.commands import Close, Command, FollowUp, ListCheckpoints, Rewind, Submit
 from taor.agent.events import (
     ErrorEvent,
     Event,
@@ -29,38 +30,19 @@ from taor.agent.events import (
     ProcessingEnd,
     UserInput,
 )
+from taor.cli.ending import on_signals, stop_line
 from taor.cli.logs import log_event
-from taor.cli.outcome import (
-    EXIT_DONE,
-    EXIT_INTERRUPTED,
-    EXIT_USAGE,
-    Outcome,
-    on_signals,
-    stop_line,
-)
 from taor.cli.rewind import as_json
-from taor.cli.stream_input import (
-    Checkpoints,
-    Close,
-    FollowUp,
-    Interrupt,
-    Order,
-    Permission,
-    Query,
-    Rewind,
-    Steer,
-    Submit,
-    parse_line,
-    read_lines,
-)
+from taor.cli.stream_input import parse_line, read_lines
 from taor.errors import TaorError
+from taor.host.outcome import EXIT_DONE, EXIT_INTERRUPTED, EXIT_USAGE, Outcome
 
 if TYPE_CHECKING:
     from logging import Logger
 
     from taor.agent.session import Session
     from taor.cli.render import Renderer
-    from taor.cli.settings import Settings
+    from taor.host.settings import Settings
 
 T = TypeVar("T")
 NO_ONE_LEFT = "no one is left to answer: the input ended"
@@ -85,7 +67,7 @@ async def run_stream(
     try:
         await session.start()
         if prompt.strip():
-            run.apply(Submit(text=prompt))
+            await run.apply(Submit(text=prompt))
         await run.serve(read_lines(), stops=(signal_seen, printer))
     finally:
         signal_seen.cancel()
@@ -121,12 +103,12 @@ class StreamRun:
             number += 1
             try:
                 command = parse_line(raw)
-                if isinstance(command, Close):
-                    return
-                if isinstance(command, Checkpoints | Rewind):
+                if isinstance(command, ListCheckpoints | Rewind):
                     await self.answer(command)
                 elif command is not None:
-                    self.apply(command)
+                    await self.apply(command)
+                if isinstance(command, Close):
+                    return
             except TaorError as error:
                 self.render.event(
                     ErrorEvent(message=f"input line {number}: {error}", error_type="invalid_input")
@@ -135,33 +117,21 @@ class StreamRun:
             self._end_of_input()
             await _unless(self._settled.wait(), stops)
 
-    def apply(self, command: Order) -> None:
-        session = self.session
-        match command:
-            case Submit(text=text):
-                session.submit(text)  # the events come through print_events (this stream,
-                self._input_given()  # dropped unread, unsubscribes)
-            case FollowUp(text=text):
-                session.follow_up(text)
-                self._input_given()
-            case Steer(text=text):
-                session.steer(text)
-            case Interrupt():
-                session.interrupt()
-            case Permission(request_id=request_id, agent_id=agent_id):
-                session.decide(request_id, command.decision, command.message, agent_id=agent_id)
-            case _:
-                assert_never(command)
+    async def apply(self, command: Command) -> None:
+        """A command the session is told; an input (``submit``, ``follow_up``) is one more
+        cycle to wait for before the end of the input ends the run."""
+        await self.session.apply(command)
+        if isinstance(command, Submit | FollowUp):
+            self._input_given()
 
-    async def answer(self, query: Query) -> None:
+    async def answer(self, query: ListCheckpoints | Rewind) -> None:
         """A ``checkpoints`` or ``rewind`` line, answered with a line of that type."""
-        session = self.session
-        if isinstance(query, Checkpoints):
-            listed = [dataclasses.asdict(c) for c in session.checkpoints()]
+        reply = await self.session.apply(query)
+        if isinstance(reply, list):
+            listed = [dataclasses.asdict(c) for c in reply]
             self.render.result({"type": "checkpoints", "checkpoints": listed})
-            return
-        done = await session.rewind(query.turn, files=query.files, conversation=query.conversation)
-        self.render.result(as_json(done))
+        elif reply is not None:
+            self.render.result(as_json(reply))
 
     async def print_events(self, events: AsyncIterator[Event]) -> None:
         async for event in events:

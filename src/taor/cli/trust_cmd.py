@@ -1,5 +1,5 @@
 """``taor trust [DIR]``, ``taor trust --list``, ``taor trust --revoke [DIR]``: the folders
-whose own settings may act for the person (``taor.cli.settings.trust``). A folder inside a git
+whose own settings may act for the person (``taor.host.settings.trust``). A folder inside a git
 work tree is trusted as that work tree: its root is where the project's files are read."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import os
 import sys
 from pathlib import Path
 
-from taor.cli import sessions
 from taor.cli.args import UsageError, parser_for
-from taor.cli.settings.trust import TrustList
 from taor.errors import ConfigurationError
+from taor.host import sessions
+from taor.host.settings.trust import TrustList
 
 
 def run(argv: list[str]) -> int:
@@ -27,7 +27,7 @@ def run(argv: list[str]) -> int:
         args = p.parse_args(argv)
         if args.list and args.dir:
             raise UsageError("--list takes no folder")
-        from taor.cli.setup import user_config
+        from taor.host.settings.project import user_config
 
         trust = TrustList(user_config())
         if args.list:
@@ -77,8 +77,8 @@ def _revoke(trust: TrustList, root: Path) -> int:
 
 def _held_back(root: Path) -> list[str]:
     """What of the project's files trusting it lets through (as its settings say now)."""
-    from taor.cli.settings import resolve
-    from taor.cli.setup import user_config
+    from taor.host.settings import resolve
+    from taor.host.settings.project import user_config
 
     settings = resolve(
         cwd=root, root=root, config_dir=user_config(), environ=os.environ, flags={}, trusted=False

@@ -7,7 +7,7 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from taor.cli.interactive.commands import COMMANDS
+from taor.cli.interactive.commands.registry import COMMANDS
 from taor.cli.interactive.completion import PromptCompleter
 
 

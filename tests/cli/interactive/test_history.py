@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from taor.cli import sessions
-from taor.cli.interactive.prompt import history
+from taor.cli.interactive.prompt import history, history_path
 
 
 def test_the_history_file_and_its_folder_are_the_persons_alone(
@@ -16,7 +15,7 @@ def test_the_history_file_and_its_folder_are_the_persons_alone(
 ) -> None:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     before = os.umask(0o022)
-    path = sessions.history_path(tmp_path)
+    path = history_path(tmp_path)
     path.parent.mkdir(parents=True)
     path.write_text("\n# 2026-01-01\n+an old line\n")
     path.chmod(0o644)  # as an earlier taor left it

@@ -3,7 +3,7 @@ shown around the mark."""
 
 from __future__ import annotations
 
-from taor.cli.interactive.commands_settings import model_options
+from taor.cli.interactive.commands.settings import model_options
 from taor.cli.interactive.picker import Picker
 
 

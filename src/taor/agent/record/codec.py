@@ -1,4 +1,5 @@
-"""Events and turns as JSON objects and back, for transcripts, JSON lines and SSE.
+"""Events, turns and a host's commands as JSON objects and back, for transcripts, JSON lines
+and SSE.
 
 One generic codec driven by the type hints of the frozen dataclasses (resolved once per class):
 
@@ -20,14 +21,17 @@ once per class.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from taor.agent.events import EVENT_TYPES, Event
 from taor.agent.record.codec_decode import kind_decoder, record_decoder
 from taor.agent.record.codec_encode import record_encoder
 from taor.agent.record.codec_hints import Bad, Codec
 from taor.agent.record.turns import TURN_TYPES, Turn
-from taor.errors import TranscriptError
+from taor.errors import SessionError, TaorError, TranscriptError
+
+if TYPE_CHECKING:
+    from taor.agent.commands import Command
 
 T = TypeVar("T")
 
@@ -49,15 +53,25 @@ def turn_from_json(data: object) -> Turn:
     return _decode(kind_decoder(TURN_TYPES), data, "turn")  # type: ignore[no-any-return]
 
 
+def command_from_json(data: object) -> Command:
+    """A host's command (``taor.agent.commands``) from its object; ``SessionError`` saying
+    what is wrong with it (a command is input to a session, not a record read back)."""
+    from taor.agent.commands import COMMAND_TYPES  # here: a run that reads none never loads it
+
+    return _decode(kind_decoder(COMMAND_TYPES), data, "command", SessionError)  # type: ignore[no-any-return]
+
+
 def from_json(cls: type[T], data: object) -> T:
     """Any record (a ``Message``, a ``Usage``, a part, a transcript header) from its object."""
     return _decode(record_decoder(cls), data, cls.__name__)  # type: ignore[no-any-return]
 
 
-def _decode(decode: Codec, data: object, what: str) -> Any:
+def _decode(
+    decode: Codec, data: object, what: str, error: type[TaorError] = TranscriptError
+) -> Any:
     try:
         return decode(data)
     except Bad as bad:
         kind = data.get("kind") if isinstance(data, dict) else None
         name = f"{what} {kind!r}" if isinstance(kind, str) else what
-        raise TranscriptError(f"cannot decode {name}: {bad.describe()}") from None
+        raise error(f"cannot decode {name}: {bad.describe()}") from None

@@ -1,12 +1,13 @@
 """``taor`` with no ``-p``: the interactive mode, a front end over the same ``Session`` event
-stream as the headless command, built the same way (``taor.cli.setup``).
+stream as the headless command, built the same way (``taor.cli.setup``,
+``taor.host.compose``).
 
 - ``app``: ``Repl``, the loop: events shown by one task while the prompt reads input;
 - ``prompt``, ``keys``, ``completion``, ``paste``: the input side (prompt_toolkit);
 - ``events`` (with ``tool_calls``), ``live``, ``views``, ``blocks``, ``screen``: the output side
   (rich): the live area above the prompt and what is printed once finished;
-- ``commands`` (``command``, ``commands_*``, ``custom``: one's own from Markdown files): the
-  local ``/`` commands; ``picker``: picking from a list (``/model``); ``shell``: ``!command``;
+- ``commands/`` (``registry``, one module per group, ``custom``: one's own from Markdown
+  files): the local ``/`` commands; ``picker``: picking from a list (``/model``); ``shell``: ``!command``;
 - ``permission``: permission requests asked inline; ``status``: the line under the prompt;
 - ``stopping``: Ctrl-C and the signals, and the steering a stop leaves unsent;
 - ``trust``: the question that trusts a folder whose own files would act for the person.
@@ -20,7 +21,7 @@ from __future__ import annotations
 from argparse import Namespace
 from logging import Logger
 
-from taor.cli.settings import Settings
+from taor.host.settings import Settings
 
 
 async def run_interactive(args: Namespace, settings: Settings, log: Logger) -> int:

@@ -4,7 +4,7 @@ while the agent works: a line typed then steers the running cycle, a line typed 
 starts one, a ``/`` line is a local command (``commands``), a ``!`` line a shell command run
 here (``shell``).
 
-The session comes from ``taor.cli.setup`` like a headless run's; ``/clear`` and ``/session``
+The session comes from ``taor.cli.setup`` (``taor.host.compose``) like a headless run's; ``/clear`` and ``/session``
 replace it with another made the same way (same model and settings), as does the next input
 after the session ended on its own (a rejected key). Leaving (Ctrl-D, Ctrl-C twice at an empty
 prompt, ``/exit``, a signal: ``stopping``) closes the session properly: the cycle
@@ -27,9 +27,9 @@ from prompt_toolkit.application import get_app_or_none
 from taor.agent.context.mentions import attach_mentions
 from taor.agent.record.turns import UserTurn
 from taor.agent.session import Session
-from taor.cli import sessions
-from taor.cli.interactive import commands, shell, stopping
-from taor.cli.interactive.commands import is_command, run_command
+from taor.cli.interactive import shell, stopping
+from taor.cli.interactive.commands import registry
+from taor.cli.interactive.commands.registry import is_command, run_command
 from taor.cli.interactive.events import EventView
 from taor.cli.interactive.live import Live
 from taor.cli.interactive.paste import Pastes
@@ -40,8 +40,9 @@ from taor.cli.interactive.screen import Screen
 from taor.cli.interactive.status import Status
 from taor.cli.interactive.views import Folds, expanded
 from taor.cli.logs import log_event
-from taor.cli.settings import Settings
 from taor.errors import TaorError
+from taor.host import sessions
+from taor.host.settings import Settings
 from taor.llm.catalog import Catalog
 from taor.llm.model import Model
 
@@ -67,7 +68,7 @@ class Repl:
         self.status = Status.of(session)
         self.project = sessions.project_root(self.root)
         self.config_dir = Path(user_config_dir("taor"))
-        self.commands = commands.table(self.project, self.config_dir, trusted=settings.trusted)
+        self.commands = registry.table(self.project, self.config_dir, trusted=settings.trusted)
         self.prompt = prompt_session(self, self.root)
         self.draft = ""  # what the next prompt starts with
         self.keys_pressed = 0  # counted by the prompt, so a second Ctrl-C knows it is next
@@ -176,7 +177,7 @@ class Repl:
 
     async def renew(self) -> None:
         """A new session with the same settings in place of one that has ended."""
-        from taor.cli.interactive.commands_session import switch
+        from taor.cli.interactive.commands.session import switch
 
         await switch(self)
         self.screen.line("new session, same settings (the last one ended)", "dim")

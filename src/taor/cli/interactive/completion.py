@@ -12,7 +12,7 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
-from taor.cli.interactive.command import Command
+from taor.cli.interactive.commands.command import Command
 
 MENTION = re.compile(r"(?:^|(?<=[\s(\[{\"']))@((?:\\ |[^\s])*)$")
 SKIPPED = frozenset({".git", "__pycache__", "node_modules", ".venv"})

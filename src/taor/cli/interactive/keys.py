@@ -19,7 +19,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
 from taor.cli.interactive import stopping
-from taor.cli.interactive.commands_settings import cycle_mode
+from taor.cli.interactive.commands.settings import cycle_mode
 from taor.cli.interactive.paste import image_mention
 
 if TYPE_CHECKING:

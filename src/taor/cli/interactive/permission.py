@@ -146,7 +146,7 @@ class PermissionPrompt:
             self.answer("deny", message)
 
     def _save(self, request: PermissionRequest) -> None:
-        from taor.cli.settings.write import add_allow_rules
+        from taor.host.settings.write import add_allow_rules
 
         try:
             added = add_allow_rules(self.project_config, request.rules)

@@ -7,6 +7,7 @@ terminal even when stdout is redirected (then stderr is the terminal)."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
@@ -17,14 +18,12 @@ from prompt_toolkit.output import create_output
 from prompt_toolkit.styles import Style
 
 from taor._private import private_dir, private_open
-from taor.cli import sessions
 from taor.cli.interactive import stopping
 from taor.cli.interactive.completion import PromptCompleter
 from taor.cli.interactive.keys import key_bindings
+from taor.host.sessions import project_key
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from taor.cli.interactive.app import Repl
 
 STYLE = Style.from_dict(
@@ -70,13 +69,20 @@ def _counted(repl: Repl) -> None:
 def history(root: Path) -> History:
     """The project's input history, a file only the person can read (inputs can hold
     secrets pasted in)."""
-    path = sessions.history_path(root)
+    path = history_path(root)
     try:
         private_dir(path.parent)
         os.close(private_open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND))
     except OSError:  # a read-only home: history for this run only
         return InMemoryHistory()
     return FileHistory(str(path))
+
+
+def history_path(cwd: Path) -> Path:
+    """The project's input history file (in the user state directory)."""
+    from platformdirs import user_state_dir
+
+    return Path(user_state_dir("taor")) / "history" / project_key(cwd)
 
 
 def message(repl: Repl) -> StyleAndTextTuples:

@@ -8,9 +8,9 @@ import os
 from argparse import Namespace
 from pathlib import Path
 
-from taor.cli import sessions
-from taor.cli.settings import Settings
-from taor.cli.settings.trust import TrustList
+from taor.host import sessions
+from taor.host.settings import Settings
+from taor.host.settings.trust import TrustList
 
 
 def held_back(settings: Settings, root: Path) -> list[str]:
@@ -53,7 +53,8 @@ async def settle_trust(args: Namespace, settings: Settings) -> Settings:
     if answer.strip().lower() not in ("y", "yes"):
         print("Going on without them (taor trust trusts this folder later).\n")
         return settings
-    from taor.cli.setup import settings_from, user_config
+    from taor.cli.setup import settings_from
+    from taor.host.settings.project import user_config
 
     TrustList(user_config()).add(root)
     print(f"Trusted {root}.\n")

@@ -1,0 +1,2 @@
+"""``taor sessions``: the command (``command``), its table (``table``) and one session shown
+readably (``show``). Where the sessions are and what is in them is ``taor.host.sessions``."""
