@@ -14,6 +14,7 @@ from taor.testing import FakeProviderServer, text
 from .support import taor
 
 IMPORT_REPORT = {"PYTHONPROFILEIMPORTTIME": "1"}
+NO_PROXY = {name: "" for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")}
 SDKS = {"openai", "anthropic", "google"}
 INTERACTIVE = {"prompt_toolkit", "rich"}  # the interactive mode's alone
 
@@ -55,16 +56,27 @@ def test_version_and_help_load_no_library(tmp_path: Path, flag: str) -> None:
 def test_a_run_imports_no_provider_sdk(
     tmp_path: Path, server: FakeProviderServer, model: str, provider: str
 ) -> None:
-    """Every provider is spoken to over httpx2 alone: no SDK is loaded."""
+    """Every provider is spoken to over taor's own HTTP client: no SDK is loaded, nor httpx2
+    and httpcore2 (a tenth of a second before the first request; only a proxy or an injected
+    transport needs them)."""
     server.push(text("done"))
     keys = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k", "GEMINI_API_KEY": "k"}
     base_url = server.base_url(provider)
     run = taor(
-        "-p", "hi", "--model", model, "--base-url", base_url, cwd=tmp_path, env=IMPORT_REPORT | keys
+        "-p",
+        "hi",
+        "--model",
+        model,
+        "--base-url",
+        base_url,
+        cwd=tmp_path,
+        env=IMPORT_REPORT | keys | NO_PROXY,
     )
     assert (run.returncode, run.stdout) == (0, "done\n")
     names = imported(run)
     assert not packages(names) & SDKS
+    assert not packages(names) & {"httpx2", "httpcore2"}
+    assert "h11" in packages(names)  # the request did go over taor's client
     assert not INTERACTIVE & packages(names)  # a headless run loads none of the terminal UI
     # the local environment only: the sandbox's and the test double's modules stay unloaded
     assert "taor.env.local" in names

@@ -1,7 +1,7 @@
 """``connect("provider:model")``: a ready ``Model`` from a model string, keys from the
-environment (or arguments). No provider SDK is imported (the adapters post through httpx2).
-``local`` (alone, ``local:NAME`` or ``local:/path/model.gguf``) is a llama.cpp server taor runs
-itself (``taor.llm.local``)."""
+environment (or arguments). No provider SDK is imported (the adapters post over taor's own
+HTTP client). ``local`` (alone, ``local:NAME`` or ``local:/path/model.gguf``) is a llama.cpp
+server taor runs itself (``taor.llm.local``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The base of every adapter: a plain httpx2 ``RawClient`` posts the request with the
+"""The base of every adapter: a ``RawClient`` posts the request with the
 provider's authentication headers; taor encodes the request (cached per message) and parses the
 SSE stream itself. No provider SDK is imported: each would cost about a second of CPU before
 the first request and do nothing taor uses."""
@@ -9,13 +9,12 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
 from typing import TYPE_CHECKING, ClassVar
 
-import httpx2
-
 from taor.errors import ProviderError
 from taor.llm.adapters._error_map import error_from_body, map_exception, request_id_of
 from taor.llm.adapters._http import read_sse
-from taor.llm.adapters._raw import ErrorFromBody, RawClient
+from taor.llm.adapters._raw import ErrorFromBody, RawClient, StreamedResponse
 from taor.llm.adapters._tls import TlsContext
+from taor.llm.adapters._wire import HttpTimeouts
 from taor.llm.catalog import Catalog, ModelInfo
 from taor.llm.events import StreamEvent
 from taor.llm.model import Timeouts
@@ -24,6 +23,8 @@ from taor.llm.types import Request
 
 if TYPE_CHECKING:
     import ssl
+
+    import httpx2
 
 
 class HttpModel:
@@ -54,7 +55,8 @@ class HttpModel:
         self._headers = dict(headers or {})
         self._catalog = catalog or Catalog.default()
         self._client: RawClient | None = None
-        self._tls = TlsContext()
+        # An http base URL needs no TLS context: none is built ahead (a proxy builds one).
+        self._tls = TlsContext(ahead=not (base_url or "https:").lower().startswith("http:"))
 
     @property
     def model_id(self) -> str:
@@ -63,9 +65,9 @@ class HttpModel:
     def info(self, model_id: str | None = None) -> ModelInfo:
         return self._catalog.lookup(self.provider, model_id or self._model_id)
 
-    def _httpx_timeout(self) -> httpx2.Timeout:
+    def _http_timeouts(self) -> HttpTimeouts:
         t = self._timeouts
-        return httpx2.Timeout(connect=t.connect, read=t.idle, write=t.write, pool=t.connect)
+        return HttpTimeouts(connect=t.connect, read=t.idle, write=t.write)
 
     def _raw_client(
         self, default_url: str, headers: Mapping[str, str], error: ErrorFromBody = error_from_body
@@ -76,9 +78,9 @@ class HttpModel:
             provider=self.provider,
             base_url=self._base_url or default_url,
             headers=headers,
-            timeout=self._httpx_timeout(),
+            timeouts=self._http_timeouts(),
+            tls=self._tls_context,
             transport=self._transport,
-            verify=self._tls_context(),
             error=error,
         )
 
@@ -113,7 +115,7 @@ class HttpModel:
             yield event
 
     async def _events(
-        self, response: httpx2.Response, request: Request
+        self, response: StreamedResponse, request: Request
     ) -> AsyncIterator[StreamEvent]:
         """The response's events; an error on the way (an in-stream error event, a broken or
         malformed stream) carries the response's request id."""

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
-import httpx2
-
 from taor import errors as e
+from taor.llm.adapters import _wire as w
 from taor.llm.retry import parse_retry_after
 
 _CONTEXT = re.compile(
@@ -168,29 +168,62 @@ def _message_and_code(body: Any) -> tuple[str, str | None]:
 def map_exception(
     provider: str, exc: BaseException, *, request_id: str | None = None
 ) -> e.ProviderError:
-    """Map an httpx2 exception (an error status is already a taor error: ``RawClient``
-    classifies the body) to taor's hierarchy. Every error leaves with the
-    provider's request id when there is one: from the response the exception carries, else
-    ``request_id`` (that of the response whose stream broke). A ``ProviderError`` is returned
-    as it is, its request id filled in when it had none."""
+    """Map a transport exception (taor's ``_wire`` errors, or httpx2's when a request went
+    through httpx2; an error status is already a taor error: ``RawClient`` classifies the
+    body) to taor's hierarchy. Every error leaves with the provider's request id when there is
+    one: from the response the exception carries, else ``request_id`` (that of the response
+    whose stream broke). A ``ProviderError`` is returned as it is, its request id filled in
+    when it had none."""
     error = exc if isinstance(exc, e.ProviderError) else _mapped(provider, exc)
     if error.request_id is None:
         response = getattr(exc, "response", None)
-        headers = response.headers if isinstance(response, httpx2.Response) else None
+        headers = getattr(response, "headers", None)
         error.request_id = request_id_of(headers) or request_id
     return error
 
 
-def _mapped(provider: str, exc: BaseException) -> e.ProviderError:
+def transport_kind(exc: BaseException) -> str | None:
+    """``"connect_timeout"``, ``"idle_timeout"``, ``"broken"`` (the connection broke while a
+    response was read), ``"network"`` (any other failure to exchange), or None: not an error
+    of the transport."""
+    httpx2 = sys.modules.get("httpx2")  # its errors exist only once something imported it
+    timeouts: tuple[type[BaseException], ...] = (w.Timeout,)
+    broken: tuple[type[BaseException], ...] = (w.ReadError,)
+    network: tuple[type[BaseException], ...] = (w.TransportError,)
+    if httpx2 is not None:
+        timeouts += (httpx2.TimeoutException,)
+        broken += (httpx2.RemoteProtocolError, httpx2.ReadError)
+        network += (httpx2.TransportError,)
     name = type(exc).__name__
-    if isinstance(exc, httpx2.TimeoutException) or "Timeout" in name:
-        if isinstance(exc, httpx2.ConnectTimeout) or "Connect" in str(exc):
-            return e.NetworkError(f"connection timed out: {exc}", provider=provider)
+    if isinstance(exc, timeouts) or "Timeout" in name:
+        connect = "ConnectTimeout" in name or "Connect" in str(exc)
+        return "connect_timeout" if connect else "idle_timeout"
+    if isinstance(exc, broken):
+        return "broken"
+    if isinstance(exc, network) or "Connection" in name:
+        return "network"
+    return None
+
+
+def http_errors() -> tuple[type[BaseException], ...]:
+    """The errors of an HTTP exchange (transport, or a body that does not decode): taor's
+    client's, and httpx2's once something imported it."""
+    httpx2 = sys.modules.get("httpx2")
+    extra = (httpx2.HTTPError, httpx2.StreamError) if httpx2 is not None else ()
+    return (w.HttpError, *extra)
+
+
+def _mapped(provider: str, exc: BaseException) -> e.ProviderError:
+    kind = transport_kind(exc)
+    if kind == "connect_timeout":
+        return e.NetworkError(f"connection timed out: {exc}", provider=provider)
+    if kind == "idle_timeout":
         return e.IdleTimeoutError(f"no data from the provider in time: {exc}", provider=provider)
-    if isinstance(exc, (httpx2.RemoteProtocolError, httpx2.ReadError)):
+    if kind == "broken":
         return e.StreamInterruptedError(f"the connection broke: {exc}", provider=provider)
-    if isinstance(exc, httpx2.TransportError) or "Connection" in name:
+    if kind == "network":
         return network_error(provider, exc)
+    name = type(exc).__name__
     return e.ServerError(f"{name}: {exc}", provider=provider, retryable=False, raw=repr(exc))
 
 
@@ -209,6 +242,8 @@ def network_error(provider: str, exc: BaseException) -> e.NetworkError:
 def _url_of(exc: BaseException) -> str:
     """The URL of the request that failed (without its query, which may hold a key)."""
     for error in _chain(exc):
+        if isinstance(error, w.HttpError):
+            return error.url
         try:
             request = getattr(error, "request", None)
         except RuntimeError:  # httpx raises when the error has no request

@@ -8,17 +8,18 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import AsyncGenerator, Callable, Collection, Mapping
-from typing import Any, Generic, TypeVar
-
-import httpx2
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from taor import errors as e
-from taor.llm.adapters._error_map import map_exception, request_id_of
+from taor.llm.adapters._error_map import http_errors, map_exception, request_id_of
 from taor.llm.sse import SSEDecoder, SSEvent
 from taor.llm.types import ImagePart, ToolResultPart
 
+if TYPE_CHECKING:
+    from taor.llm.adapters._raw import StreamedResponse
 
-async def read_sse(response: httpx2.Response, provider: str) -> AsyncGenerator[SSEvent, None]:
+
+async def read_sse(response: StreamedResponse, provider: str) -> AsyncGenerator[SSEvent, None]:
     """The SSE events of a streaming response; transport failures become taor errors (with the
     response's request id) and the response is closed however the consumer stops."""
     decoder = SSEDecoder()
@@ -28,7 +29,7 @@ async def read_sse(response: httpx2.Response, provider: str) -> AsyncGenerator[S
                 yield event
         for event in decoder.flush():
             yield event
-    except (httpx2.HTTPError, httpx2.StreamError) as exc:
+    except http_errors() as exc:
         request_id = request_id_of(response.headers)
         raise map_exception(provider, exc, request_id=request_id) from exc
     finally:
