@@ -14,19 +14,39 @@ exception in the tool; an injected ``ToolOutput`` is returned as is, a ``str`` a
 
 Schemas are checked and their validators (jsonschema, Draft 2020-12) compiled once, at
 ``register``; a bad name or schema raises ``ConfigurationError`` there.
+
+Tools come registered one by one, or from sources (``taor.tools.sources``): ``add_source`` offers
+a source's tools at once and again whenever the source says they changed (its tools replace the
+ones it offered before; a tool registered directly wins over a source's of the same name);
+``start_sources`` and ``close_sources`` run their lifecycle.
+
+``prepare`` gives a ``PreparedCall`` (``taor.tools.prepared``): the call with what its tool
+declares about it, worked out once; ``invoke`` runs it (a translating tool's arguments are not
+translated again).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from taor.llm.tooldef import ToolDefinition
 from taor.llm.types import ToolCallPart
 from taor.tools.base import Tool, ToolContext, ToolError, ToolOutput, definition_of
+from taor.tools.effects import DeclaresLimits
+from taor.tools.prepared import (
+    PreparedCall,
+    declared_effects,
+    prepare_call,
+    summary_line,
+    translated,
+)
+from taor.tools.profiled import Translating
+from taor.tools.sources import SourceSet, ToolSource
+from taor.tools.truncation import FALLBACK_LIMITS, Limits
 
 RAW_ARGUMENTS_QUOTE_LIMIT = 2000
 
@@ -36,31 +56,62 @@ class _Entry:
     tool: Tool
     definition: ToolDefinition
     validator: Any  # Draft202012Validator, compiled once
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Prepared:
-    """A call that passed lookup and validation: the tool, the call, its parsed arguments."""
-
-    tool: Tool
-    call: ToolCallPart
-    arguments: Mapping[str, Any]
+    limits: Limits
 
 
 class ToolRegistry:
     """Tools by name. ``register`` replaces a tool of the same name (the latest wins)."""
 
-    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+    def __init__(self, tools: Iterable[Tool] = (), *, sources: Iterable[ToolSource] = ()) -> None:
         self._entries: dict[str, _Entry] = {}
+        self._sources = SourceSet()
+        self._offered_by: dict[str, ToolSource] = {}  # a tool's name -> the source offering it
         for tool in tools:
             self.register(tool)
+        for source in sources:
+            self.add_source(source)
+
+    # --- sources ---
+
+    @property
+    def sources(self) -> tuple[ToolSource, ...]:
+        return tuple(self._sources.sources)
+
+    def add_source(self, source: ToolSource) -> None:
+        """Offer ``source``'s tools now and after each change it reports."""
+        self._sources.add(source)
+        source.subscribe(lambda: self._refresh(source))
+        self._refresh(source)
+
+    async def start_sources(self) -> None:
+        """Start the sources not started yet, in order (see ``SourceSet.start``)."""
+        await self._sources.start(self._refresh)
+
+    async def close_sources(self) -> list[BaseException]:
+        """Close the started sources in reverse order; the errors of those that failed."""
+        return await self._sources.close()
+
+    def _refresh(self, source: ToolSource) -> None:
+        """Offer what ``source`` offers now, in place of what it offered before."""
+        for name in [n for n, s in self._offered_by.items() if s is source]:
+            del self._offered_by[name]
+            self._entries.pop(name, None)
+        for tool in source.tools():
+            if tool.name in self._entries and tool.name not in self._offered_by:
+                continue  # registered directly: that one stays
+            self.register(tool)
+            self._offered_by[tool.name] = source
 
     def register(self, tool: Tool) -> None:
         from jsonschema import Draft202012Validator  # here: importing taor does not load it
 
         definition = definition_of(tool)
         validator = Draft202012Validator(dict(definition.parameters))
-        self._entries[tool.name] = _Entry(tool=tool, definition=definition, validator=validator)
+        limits = tool.output_limits if isinstance(tool, DeclaresLimits) else FALLBACK_LIMITS
+        self._entries[tool.name] = _Entry(
+            tool=tool, definition=definition, validator=validator, limits=limits
+        )
+        self._offered_by.pop(tool.name, None)  # registered directly: no source's any more
 
     def unregister(self, name: str) -> Tool | None:
         """Remove and return the tool called ``name`` (``None`` when there is none)."""
@@ -94,7 +145,36 @@ class ToolRegistry:
             return prepared
         return await self.invoke(prepared, context)
 
-    def prepare(self, call: ToolCallPart) -> Prepared | ToolOutput:
+    def limits(self, name: str) -> Limits:
+        """The output limits the tool called ``name`` declares (the fallback for no such tool)."""
+        entry = self._entries.get(name)
+        return entry.limits if entry else FALLBACK_LIMITS
+
+    def summary(self, call: ToolCallPart, *, limit: int = 80) -> str:
+        """The summary line of a call that was not prepared (refused, or not valid): what its
+        tool declares for the arguments as they are, else their JSON."""
+        tool = self.get(call.name)
+        used = translated(tool, call.arguments)
+        used = call.arguments if used is None else used
+        return summary_line(call.name, declared_effects(tool, used), used, limit=limit)
+
+    def written(self, call: ToolCallPart) -> Sequence[str]:
+        """The files a (recorded) call writes, as its tool declares them; for a tool this
+        registry does not hold, the built-in tool of that name is asked."""
+        tool = self.get(call.name)
+        if tool is None:
+            from taor.tools.builtin import builtin_effects  # a call of a tool not offered now
+
+            return builtin_effects(call.name, call.arguments).writes
+        return declared_effects(tool, self.translated(call)).writes
+
+    def translated(self, call: ToolCallPart) -> Mapping[str, Any]:
+        """The call's arguments as its tool's executor names them (as they are, when it cannot
+        translate them)."""
+        used = translated(self.get(call.name), call.arguments)
+        return call.arguments if used is None else used
+
+    def prepare(self, call: ToolCallPart) -> PreparedCall | ToolOutput:
         """Look up and validate ``call``: the tool and its arguments, or the error output."""
         entry = self._entries.get(call.name)
         if entry is None:
@@ -104,28 +184,30 @@ class ToolRegistry:
             return arguments
         return self._validated(entry, call, arguments)
 
-    def revalidate(self, prepared: Prepared, arguments: dict[str, Any]) -> Prepared | ToolOutput:
+    def revalidate(
+        self, prepared: PreparedCall, arguments: dict[str, Any]
+    ) -> PreparedCall | ToolOutput:
         """``prepared`` with new arguments (a hook changed them), validated again."""
         entry = self._entries[prepared.call.name]
         call = dataclasses.replace(prepared.call, arguments=arguments, raw_arguments="")
         return self._validated(entry, call, arguments)
 
-    async def invoke(self, prepared: Prepared, context: ToolContext) -> ToolOutput:
+    async def invoke(self, prepared: PreparedCall, context: ToolContext) -> ToolOutput:
         """Run a prepared call (exceptions become error outputs; cancellation propagates)."""
         if context.call_id != prepared.call.id:
             context = dataclasses.replace(context, call_id=prepared.call.id)
-        return await _run(prepared.tool, dict(prepared.arguments), context)
+        return await _run(prepared, dict(prepared.arguments), context)
 
     def _validated(
         self, entry: _Entry, call: ToolCallPart, arguments: dict[str, Any]
-    ) -> Prepared | ToolOutput:
+    ) -> PreparedCall | ToolOutput:
         problem = _schema_problem(entry.validator, arguments)
         if problem is not None:
             return ToolOutput.error(
                 f"Invalid arguments for tool {call.name}: {problem}\n"
                 f"Raw arguments: {_quoted_raw(call)}"
             )
-        return Prepared(tool=entry.tool, call=call, arguments=arguments)
+        return prepare_call(entry.tool, call, arguments, entry.limits)
 
     def _unknown_tool_message(self, name: str) -> str:
         available = ", ".join(sorted(self._entries)) or "(none)"
@@ -171,10 +253,13 @@ def _quoted_raw(call: ToolCallPart) -> str:
     return f"{raw[:RAW_ARGUMENTS_QUOTE_LIMIT]}... [{cut} more characters]"
 
 
-async def _run(tool: Tool, arguments: dict[str, Any], context: ToolContext) -> ToolOutput:
+async def _run(
+    prepared: PreparedCall, arguments: dict[str, Any], context: ToolContext
+) -> ToolOutput:
     """Run the tool; exceptions become error outputs, cancellation propagates."""
+    tool = prepared.tool
     try:
-        output, injected = await _call(tool, arguments, context)
+        output, injected = await _call(prepared, arguments, context)
     except ToolError as exc:
         return ToolOutput.error(str(exc) or f"Tool {tool.name} failed.")
     except Exception as exc:
@@ -188,18 +273,31 @@ async def _run(tool: Tool, arguments: dict[str, Any], context: ToolContext) -> T
     return output
 
 
-async def _call(tool: Tool, arguments: dict[str, Any], context: ToolContext) -> tuple[object, bool]:
+async def _call(
+    prepared: PreparedCall, arguments: dict[str, Any], context: ToolContext
+) -> tuple[object, bool]:
     """What the tool returned, or what the environment's ``intercept_tool`` gave instead; and
     whether it was given instead (the tool did not run)."""
+    tool = prepared.tool
     intercept = getattr(context.environment, "intercept_tool", None)
     if not callable(intercept):
-        return await tool.execute(arguments, context), False
+        return await _execute(prepared, arguments, context), False
     ran = False
 
     async def execute() -> object:
         nonlocal ran
         ran = True
-        return await tool.execute(arguments, context)
+        return await _execute(prepared, arguments, context)
 
     output = await intercept(tool.name, arguments, execute)
     return output, not ran
+
+
+async def _execute(
+    prepared: PreparedCall, arguments: dict[str, Any], context: ToolContext
+) -> ToolOutput:
+    """The tool's output; a translating tool's with the arguments ``prepare`` translated."""
+    tool, executor_arguments = prepared.tool, prepared.executor_arguments
+    if isinstance(tool, Translating) and executor_arguments is not None:
+        return await tool.run_translated(arguments, dict(executor_arguments), context)
+    return await tool.execute(arguments, context)

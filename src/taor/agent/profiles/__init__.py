@@ -19,7 +19,6 @@ The first three also want the subagent tools (``Profile.subagent_tools``), added
 once subagents exist.
 """
 
-from taor.agent.profiles.adapter import ArgumentMap, ProfiledTool, Translate, workdir_prefix
 from taor.agent.profiles.anthropic import anthropic_profile
 from taor.agent.profiles.base import (
     MAX_COMMAND_TIMEOUT,
@@ -32,6 +31,7 @@ from taor.agent.profiles.compat import compat_profile
 from taor.agent.profiles.gemini import gemini_profile
 from taor.agent.profiles.lookup import profile_for, profile_id_for
 from taor.agent.profiles.openai import openai_profile
+from taor.tools.profiled import ArgumentMap, ProfiledTool, Translate, workdir_prefix
 
 __all__ = [
     "MAX_COMMAND_TIMEOUT",
