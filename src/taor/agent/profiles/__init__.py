@@ -16,7 +16,9 @@ gives a ``Profile``; ``profile.tools()`` builds its tools fresh, ``profile.regis
     ==============  =========================================================================
 
 The first three also want the subagent tools (``Profile.subagent_tools``), added by the session
-once subagents exist.
+once subagents exist. Each tool is a ``ProfiledTool`` (``taor.tools.profiled``, re-exported here
+with ``ArgumentMap`` and ``workdir_prefix``) over a built-in executor, whose declared effects it
+forwards.
 """
 
 from taor.agent.profiles.anthropic import anthropic_profile
