@@ -10,18 +10,86 @@ keeps, the event's summary line) reads it, never the tool's name.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from taor.llm.types import ToolCallPart
-from taor.tools.base import Tool
-from taor.tools.effects import UNDECLARED, DeclaresEffects, Effects, canonical_json
+from taor.tools.base import Tool, ToolContext, ToolOutput
+from taor.tools.effects import (
+    UNDECLARED,
+    DeclaresEffects,
+    DeclaresLimits,
+    Effects,
+    canonical_json,
+)
 from taor.tools.profiled import Translating
 from taor.tools.truncation import FALLBACK_LIMITS, Limits
 
 SUMMARY_LIMIT = 80
 ELLIPSIS = "…"
+
+RunTranslated = Callable[[Mapping[str, Any], Mapping[str, Any], ToolContext], Awaitable[ToolOutput]]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Declared:
+    """What a tool declares beside the ``Tool`` protocol, looked up once per tool (the
+    registry keeps it with the tool): its limits, and its translation, effects and translated
+    run when it has them."""
+
+    limits: Limits = FALLBACK_LIMITS
+    translate: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = None
+    effects: Callable[[Mapping[str, Any]], Effects] | None = None
+    run_translated: RunTranslated | None = None
+
+    @classmethod
+    def of(cls, tool: object) -> Declared:
+        """What ``tool`` declares (nothing for None or a tool that declares nothing)."""
+        declared = cls()
+        if isinstance(tool, DeclaresLimits):
+            declared = dataclasses.replace(declared, limits=tool.output_limits)
+        if isinstance(tool, DeclaresEffects):
+            declared = dataclasses.replace(declared, effects=tool.effects)
+        if isinstance(tool, Translating):
+            translate, run = tool.executor_arguments, tool.run_translated
+            declared = dataclasses.replace(declared, translate=translate, run_translated=run)
+        return declared
+
+    def translated(self, arguments: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        """``arguments`` as the executor names them; None when they cannot be translated."""
+        if self.translate is None:
+            return arguments
+        try:
+            return self.translate(arguments)
+        except Exception:  # arguments the executor refuses when it runs
+            return None
+
+    def effects_for(self, arguments: Mapping[str, Any]) -> Effects:
+        """The effects declared for ``arguments`` (the executor's names)."""
+        if self.effects is None:
+            return UNDECLARED
+        try:
+            return self.effects(arguments)
+        except Exception:  # a tool's bug: the safe defaults
+            return UNDECLARED
+
+    def prepare(self, tool: Tool, call: ToolCallPart, arguments: Mapping[str, Any]) -> PreparedCall:
+        """The ``PreparedCall`` of a validated call of ``tool``."""
+        executor_arguments = self.translated(arguments)
+        used = arguments if executor_arguments is None else executor_arguments
+        effects = self.effects_for(used)
+        return PreparedCall(
+            tool=tool,
+            call=call,
+            arguments=arguments,
+            executor_arguments=executor_arguments,
+            effects=effects,
+            summary=summary_line(call.name, effects, used),
+            limits=self.limits,
+            run_translated=self.run_translated,
+        )
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -38,6 +106,7 @@ class PreparedCall:
     effects: Effects = UNDECLARED
     summary: str = ""
     limits: Limits = FALLBACK_LIMITS
+    run_translated: RunTranslated | None = None
 
     @property
     def read_only(self) -> bool:
@@ -48,25 +117,11 @@ class PreparedCall:
         """The arguments as the executor names them (the model's, when not translated)."""
         return self.arguments if self.executor_arguments is None else self.executor_arguments
 
-
-def translated(tool: object, arguments: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """``arguments`` as ``tool``'s executor names them; None when it cannot translate them."""
-    if not isinstance(tool, Translating):
-        return arguments
-    try:
-        return tool.executor_arguments(arguments)
-    except Exception:  # arguments the executor refuses when it runs
-        return None
-
-
-def declared_effects(tool: object, arguments: Mapping[str, Any]) -> Effects:
-    """What ``tool`` declares for a call with ``arguments`` (the executor's names)."""
-    if not isinstance(tool, DeclaresEffects):
-        return UNDECLARED
-    try:
-        return tool.effects(arguments)
-    except Exception:  # a tool's bug: the safe defaults
-        return UNDECLARED
+    async def run(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
+        """Run the tool: a translating one with the arguments translated here already."""
+        if self.run_translated is not None and self.executor_arguments is not None:
+            return await self.run_translated(arguments, dict(self.executor_arguments), context)
+        return await self.tool.execute(arguments, context)
 
 
 def summary_line(
@@ -79,19 +134,6 @@ def summary_line(
     return line if len(line) <= limit else line[: max(limit - 1, 0)] + ELLIPSIS
 
 
-def prepare_call(
-    tool: Tool, call: ToolCallPart, arguments: Mapping[str, Any], limits: Limits
-) -> PreparedCall:
-    """The ``PreparedCall`` of a validated call."""
-    executor_arguments = translated(tool, arguments)
-    used = arguments if executor_arguments is None else executor_arguments
-    effects = declared_effects(tool, used)
-    return PreparedCall(
-        tool=tool,
-        call=call,
-        arguments=arguments,
-        executor_arguments=executor_arguments,
-        effects=effects,
-        summary=summary_line(call.name, effects, used),
-        limits=limits,
-    )
+def declared_effects(tool: object, arguments: Mapping[str, Any]) -> Effects:
+    """What ``tool`` declares for a call with ``arguments`` (the executor's names)."""
+    return Declared.of(tool).effects_for(arguments)

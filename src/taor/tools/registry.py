@@ -36,15 +36,7 @@ from typing import Any
 from taor.llm.tooldef import ToolDefinition
 from taor.llm.types import ToolCallPart
 from taor.tools.base import Tool, ToolContext, ToolError, ToolOutput, definition_of
-from taor.tools.effects import DeclaresLimits
-from taor.tools.prepared import (
-    PreparedCall,
-    declared_effects,
-    prepare_call,
-    summary_line,
-    translated,
-)
-from taor.tools.profiled import Translating
+from taor.tools.prepared import Declared, PreparedCall, summary_line
 from taor.tools.sources import SourceSet, ToolSource
 from taor.tools.truncation import FALLBACK_LIMITS, Limits
 
@@ -56,7 +48,7 @@ class _Entry:
     tool: Tool
     definition: ToolDefinition
     validator: Any  # Draft202012Validator, compiled once
-    limits: Limits
+    declared: Declared  # what the tool declares beside the protocol, looked up once
 
 
 class ToolRegistry:
@@ -107,9 +99,8 @@ class ToolRegistry:
 
         definition = definition_of(tool)
         validator = Draft202012Validator(dict(definition.parameters))
-        limits = tool.output_limits if isinstance(tool, DeclaresLimits) else FALLBACK_LIMITS
         self._entries[tool.name] = _Entry(
-            tool=tool, definition=definition, validator=validator, limits=limits
+            tool=tool, definition=definition, validator=validator, declared=Declared.of(tool)
         )
         self._offered_by.pop(tool.name, None)  # registered directly: no source's any more
 
@@ -148,31 +139,32 @@ class ToolRegistry:
     def limits(self, name: str) -> Limits:
         """The output limits the tool called ``name`` declares (the fallback for no such tool)."""
         entry = self._entries.get(name)
-        return entry.limits if entry else FALLBACK_LIMITS
+        return entry.declared.limits if entry else FALLBACK_LIMITS
 
     def summary(self, call: ToolCallPart, *, limit: int = 80) -> str:
         """The summary line of a call that was not prepared (refused, or not valid): what its
         tool declares for the arguments as they are, else their JSON."""
-        tool = self.get(call.name)
-        used = translated(tool, call.arguments)
-        used = call.arguments if used is None else used
-        return summary_line(call.name, declared_effects(tool, used), used, limit=limit)
+        declared, used = self._declared(call.name), self.translated(call)
+        return summary_line(call.name, declared.effects_for(used), used, limit=limit)
 
     def written(self, call: ToolCallPart) -> Sequence[str]:
         """The files a (recorded) call writes, as its tool declares them; for a tool this
         registry does not hold, the built-in tool of that name is asked."""
-        tool = self.get(call.name)
-        if tool is None:
+        if call.name not in self._entries:
             from taor.tools.builtin import builtin_effects  # a call of a tool not offered now
 
             return builtin_effects(call.name, call.arguments).writes
-        return declared_effects(tool, self.translated(call)).writes
+        return self._declared(call.name).effects_for(self.translated(call)).writes
 
     def translated(self, call: ToolCallPart) -> Mapping[str, Any]:
         """The call's arguments as its tool's executor names them (as they are, when it cannot
         translate them)."""
-        used = translated(self.get(call.name), call.arguments)
+        used = self._declared(call.name).translated(call.arguments)
         return call.arguments if used is None else used
+
+    def _declared(self, name: str) -> Declared:
+        entry = self._entries.get(name)
+        return entry.declared if entry else Declared()
 
     def prepare(self, call: ToolCallPart) -> PreparedCall | ToolOutput:
         """Look up and validate ``call``: the tool and its arguments, or the error output."""
@@ -207,7 +199,7 @@ class ToolRegistry:
                 f"Invalid arguments for tool {call.name}: {problem}\n"
                 f"Raw arguments: {_quoted_raw(call)}"
             )
-        return prepare_call(entry.tool, call, arguments, entry.limits)
+        return entry.declared.prepare(entry.tool, call, arguments)
 
     def _unknown_tool_message(self, name: str) -> str:
         available = ", ".join(sorted(self._entries)) or "(none)"
@@ -278,26 +270,15 @@ async def _call(
 ) -> tuple[object, bool]:
     """What the tool returned, or what the environment's ``intercept_tool`` gave instead; and
     whether it was given instead (the tool did not run)."""
-    tool = prepared.tool
     intercept = getattr(context.environment, "intercept_tool", None)
     if not callable(intercept):
-        return await _execute(prepared, arguments, context), False
+        return await prepared.run(arguments, context), False
     ran = False
 
     async def execute() -> object:
         nonlocal ran
         ran = True
-        return await _execute(prepared, arguments, context)
+        return await prepared.run(arguments, context)
 
-    output = await intercept(tool.name, arguments, execute)
+    output = await intercept(prepared.tool.name, arguments, execute)
     return output, not ran
-
-
-async def _execute(
-    prepared: PreparedCall, arguments: dict[str, Any], context: ToolContext
-) -> ToolOutput:
-    """The tool's output; a translating tool's with the arguments ``prepare`` translated."""
-    tool, executor_arguments = prepared.tool, prepared.executor_arguments
-    if isinstance(tool, Translating) and executor_arguments is not None:
-        return await tool.run_translated(arguments, dict(executor_arguments), context)
-    return await tool.execute(arguments, context)

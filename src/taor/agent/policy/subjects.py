@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from taor.tools.effects import Effects, SubjectStyle, canonical_json, patch_paths
+from taor.tools.effects import Effects, SubjectStyle, canonical_json
 
 __all__ = [
     "Extractor",
@@ -30,7 +30,6 @@ __all__ = [
     "field",
     "is_outside",
     "normalize_path",
-    "patch_paths",
     "spec_of",
     "subject_of",
     "subjects_of",
