@@ -172,6 +172,7 @@ async def _ask(
     if not settings.interactive:
         return headless, "default"
     diff = await edit_preview(rt.environment, prepared.effects)  # before the question is open
+    exact = rt.permissions.exact_rules(call.name, prepared.used_arguments, effects=prepared.effects)
     request_id = _request_id(call)
     future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
     rt.permission_waiters[request_id] = future
@@ -183,14 +184,7 @@ async def _ask(
             arguments=arguments,
             summary=prepared.summary,
             reason=reason,
-            rules=tuple(
-                map(
-                    str,
-                    rt.permissions.exact_rules(
-                        call.name, prepared.used_arguments, effects=prepared.effects
-                    ),
-                )
-            ),
+            rules=tuple(map(str, exact)),
             diff=diff,
         )
     )
