@@ -68,8 +68,9 @@ class Declared:
 
     def effects_for(self, arguments: Mapping[str, Any]) -> Effects:
         """The effects declared for ``arguments`` (the executor's names)."""
-        if self.effects is None:
-            return UNDECLARED
+        if self.effects is None:  # a "command" argument still names what it runs
+            command = arguments.get("command")
+            return dataclasses.replace(UNDECLARED, command=str(command)) if command else UNDECLARED
         try:
             return self.effects(arguments)
         except Exception:  # a tool's bug: the safe defaults
