@@ -37,9 +37,9 @@ from typing import Any
 from taor.env.local import LocalEnvironment
 from taor.tools.base import ToolContext
 from taor.tools.builtin.search import GrepTool
-from taor.tools.builtin.shell import ShellTool
+from taor.tools.builtin.shell import SHELL_LIMITS, ShellTool
 from taor.tools.ripgrep import RgQuery, find_rg, rg_argv
-from taor.tools.truncation import limits_for, truncate
+from taor.tools.truncation import truncate
 
 Timed = Callable[[], Awaitable[Any]]
 
@@ -154,7 +154,7 @@ async def bench_read_file(root: str, reps: int) -> list[str]:
 
 def bench_truncation(reps: int) -> list[str]:
     results = []
-    limits = limits_for("shell")
+    limits = SHELL_LIMITS
     for label, text in (("one_line", "x" * 10_000_000), ("short_lines", "123456789\n" * 1_000_000)):
         samples = []
         for _ in range(reps):

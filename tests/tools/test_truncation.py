@@ -1,4 +1,3 @@
-import dataclasses
 import re
 from itertools import accumulate
 
@@ -6,12 +5,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from taor.tools.builtin import builtin_tools
+from taor.tools.builtin.shell import SHELL_LIMITS
+from taor.tools.registry import ToolRegistry
 from taor.tools.truncation import (
-    DEFAULT_LIMITS,
     FALLBACK_LIMITS,
     Limits,
     Truncated,
-    limits_for,
     truncate,
 )
 
@@ -196,38 +196,31 @@ def test_a_lone_carriage_return_does_not_end_a_line() -> None:
 
 def test_a_huge_single_line_is_cut_by_characters_with_no_lines_omitted() -> None:
     text = "z" * 10_000_000
-    result = truncate(text, limits_for("shell"))
+    result = truncate(text, SHELL_LIMITS)
     assert (result.omitted_chars, result.omitted_lines) == (10_000_000 - 30_000, 0)
     assert result.text.startswith("z" * 15_000 + "\n\n[WARNING")
     assert result.text.endswith("]\n\n" + "z" * 15_000)
 
 
-def test_default_limits_follow_the_design() -> None:
-    assert dict(DEFAULT_LIMITS) == {
+def test_declared_limits_follow_the_design() -> None:
+    declared = {t.name: ToolRegistry([t]).limits(t.name) for t in builtin_tools()}
+    assert declared == {
         "read_file": Limits(chars=50_000),
+        "read_many_files": FALLBACK_LIMITS,
+        "list_dir": FALLBACK_LIMITS,
+        "write_file": Limits(chars=1_000, mode="tail"),
+        "edit_file": Limits(chars=10_000, mode="tail"),
+        "apply_patch": Limits(chars=10_000, mode="tail"),
         "shell": Limits(chars=30_000, lines=256),
         "grep": Limits(chars=20_000, lines=200, mode="tail"),
         "glob": Limits(chars=20_000, lines=500, mode="tail"),
-        "edit_file": Limits(chars=10_000, mode="tail"),
-        "apply_patch": Limits(chars=10_000, mode="tail"),
-        "write_file": Limits(chars=1_000, mode="tail"),
+        "take_screenshot": FALLBACK_LIMITS,
     }
-    with pytest.raises(TypeError):
-        DEFAULT_LIMITS["shell"] = Limits(chars=1)  # type: ignore[index]
 
 
-@pytest.mark.parametrize("name", ["read_many_files", "list_dir", "wait", "my_custom_tool"])
-def test_tools_missing_from_the_table_get_the_fallback(name: str) -> None:
-    assert limits_for(name) == FALLBACK_LIMITS == Limits(chars=20_000, mode="head_tail")
-    assert limits_for(name, fallback=Limits(chars=5)) == Limits(chars=5)
-
-
-def test_overrides_win_for_their_tool_only() -> None:
-    small = dataclasses.replace(DEFAULT_LIMITS["shell"], lines=10)
-    overrides = {"shell": small, "wait": Limits(chars=100)}
-    assert limits_for("shell", overrides) is small
-    assert limits_for("wait", overrides) == Limits(chars=100)
-    assert limits_for("grep", overrides) is DEFAULT_LIMITS["grep"]
+@pytest.mark.parametrize("name", ["wait", "my_custom_tool"])
+def test_tools_that_declare_no_limits_get_the_fallback(name: str) -> None:
+    assert ToolRegistry().limits(name) == FALLBACK_LIMITS == Limits(chars=20_000, mode="head_tail")
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,13 @@
 """A session's start and release: what happens before its first input and after its last.
 
-``open_session`` initializes the environment, builds the system prompt (a profile's, unless the
+``open_session`` initializes the environment, starts the tool sources in order (a source may
+spawn its server inside the environment), builds the system prompt (a profile's, unless the
 config sets one) and returns the opening events: ``session_start`` and a warning for each note
 a reopened transcript left (what was skipped or repaired). ``release`` gives back what the
 session holds, in an order that loses nothing: the children first (they use the environment),
-then the processes still running, the transcript store and checkpoint index, the scratch
-directory and a model the session connected itself.
+then the tool sources in reverse order (one that fails to close is logged and the others are
+closed all the same), the processes still running, the transcript store and checkpoint index,
+the scratch directory and a model the session connected itself.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ async def open_session(
     rt: Runtime, profile: Profile | None, *, resumed: bool, notes: Sequence[str]
 ) -> tuple[Event, ...]:
     await rt.environment.initialize()
+    await rt.tools.start_sources()
     if profile is not None and not rt.config.system_prompt:
         await build_prompt(rt, profile)
     start = SessionStart(
@@ -47,6 +50,7 @@ async def release(
 ) -> None:
     if subagents is not None:
         await subagents.close_all()
+    await rt.tools.close_sources()  # each failure is logged by the source set
     if started:
         await rt.environment.cleanup()
     if rt.store is not None:

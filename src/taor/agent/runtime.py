@@ -243,8 +243,9 @@ class Runtime:
         limit = self.config.limits.max_wall_time
         return TurnLimit.reached("wall_time", limit, max(limit, self.clock() - self.cycle.started))
 
-    def output_limits(self, name: str) -> truncation.Limits:
-        default = truncation.limits_for(name)
+    def output_limits(self, name: str, default: truncation.Limits) -> truncation.Limits:
+        """The limits of the tool called ``name``: those it declares (``default``), with the
+        config's characters and lines for it, if any."""
         chars = self.config.tool_output_limits.get(name, default.chars)
         lines = self.config.tool_line_limits.get(name, default.lines)
         if (chars, lines) == (default.chars, default.lines):

@@ -33,6 +33,7 @@ from taor.llm.catalog import Catalog
 from taor.llm.model import Model
 from taor.tools.base import Tool
 from taor.tools.registry import ToolRegistry
+from taor.tools.sources import StaticSource
 
 ProfileChoice = Profile | None | Literal["auto"]
 
@@ -97,7 +98,9 @@ def resolve_tools(
         return tools
     if tools is not None:
         return ToolRegistry(tools)
-    return profile.registry() if profile is not None else ToolRegistry(default_tools())
+    if profile is not None:
+        return profile.registry()
+    return ToolRegistry(sources=[StaticSource(offered=tuple(default_tools()))])
 
 
 def with_profile_defaults(config: SessionConfig, profile: Profile | None) -> SessionConfig:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         OutputCallback,
         PathNotFoundError,
         PathPolicyError,
+        Spawned,
         StreamName,
         capabilities,
     )
@@ -53,6 +54,7 @@ _EXPORTS = {
         "OutputCallback",
         "PathNotFoundError",
         "PathPolicyError",
+        "Spawned",
         "StreamName",
         "capabilities",
     ),

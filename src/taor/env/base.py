@@ -15,7 +15,7 @@ Errors::
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
@@ -114,6 +114,32 @@ def capabilities(environment: object) -> Capabilities:
     return found if isinstance(found, Capabilities) else Capabilities()
 
 
+class Spawned(Protocol):
+    """A long-lived process an environment started (``Environment.spawn``): its stdin, stdout
+    and captured stderr; ``terminate`` ends its process group (SIGTERM, SIGKILL 2 s later)."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    @property
+    def stderr(self) -> str: ...
+
+    async def write(self, data: str | bytes) -> None: ...
+
+    async def close_stdin(self) -> None: ...
+
+    async def read_line(self) -> bytes: ...
+
+    async def read(self, size: int = -1) -> bytes: ...
+
+    async def wait(self) -> int: ...
+
+    async def terminate(self) -> int | None: ...
+
+
 @runtime_checkable
 class Environment(Protocol):
     """Files, processes and search, confined to a workspace.
@@ -130,6 +156,10 @@ class Environment(Protocol):
     ``list_dir`` is sorted by path and does not enter ``.git``. ``grep`` takes a Python regex and
     reports paths relative to the workspace root; ``glob`` returns the files under ``path`` whose
     path relative to it matches, newest first. Both skip ``.git`` and ``.gitignore``d paths.
+    ``spawn`` starts a long-lived process (a stdio server) from ``argv`` with the same
+    environment variables policy and confinement as ``run``; it lives until its ``terminate``
+    or the environment's ``cleanup``. An environment that cannot run processes raises
+    ``EnvError`` saying so.
     An environment may also state its ``Capabilities`` as a ``capabilities`` attribute.
     """
 
@@ -169,6 +199,14 @@ class Environment(Protocol):
         on_output: OutputCallback | None = None,
         output_file: str | None = None,
     ) -> CommandResult: ...
+
+    async def spawn(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> Spawned: ...
 
     async def grep(
         self,

@@ -44,6 +44,7 @@ from taor.env.envvars import EnvPolicy, command_environ
 from taor.env.local_commands import Commands
 from taor.env.paths import PathPolicy
 from taor.env.process import DEFAULT_TIMEOUT, MAX_TIMEOUT, OUTPUT_CAP
+from taor.env.spawned import SpawnedProcess
 
 _PLATFORMS = {"darwin": "darwin", "win32": "windows", "cygwin": "windows", "emscripten": "wasm"}
 
@@ -169,6 +170,24 @@ class LocalEnvironment:
             cap=self.output_cap,
             prefix=self.command_prefix(directory),
             output_file=output_file,
+        )
+
+    async def spawn(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> SpawnedProcess:
+        """A long-lived process with pipes, run like a command (``taor.env.spawned``)."""
+        directory = self._existing(cwd) if cwd is not None else self.paths.root
+        if not directory.is_dir():
+            raise PathNotFoundError(f"The working directory {cwd!r} is not a directory.")
+        return await self._commands.spawn(
+            argv,
+            cwd=directory,
+            env=command_environ(self._environ, self.env_policy, env),
+            prefix=self.command_prefix(directory),
         )
 
     # search

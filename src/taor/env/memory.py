@@ -21,7 +21,15 @@ import posixpath
 import time
 from collections.abc import Callable, Mapping, Sequence
 
-from taor.env.base import CommandResult, DirEntry, EnvError, FileStat, GrepMatch, OutputCallback
+from taor.env.base import (
+    CommandResult,
+    DirEntry,
+    EnvError,
+    FileStat,
+    GrepMatch,
+    OutputCallback,
+    Spawned,
+)
 from taor.env.memory_commands import CommandScripts, replay_output
 from taor.env.memory_faults import CallLog
 from taor.env.memory_fs import MemoryTree, encode, read_lines, read_range
@@ -152,6 +160,19 @@ class MemoryEnvironment(MemoryHooks):
 
         arguments = {"command": command, "timeout": timeout, "cwd": cwd, "env": env}
         return await self.log.intercept("run", arguments, run)
+
+    async def spawn(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> Spawned:
+        """Not here: a memory environment runs no process."""
+        raise EnvError(
+            "MemoryEnvironment cannot spawn processes (it runs none); use LocalEnvironment or "
+            "SandboxEnvironment for a long-lived process."
+        )
 
     # search
 

@@ -10,7 +10,10 @@ Errors are data. A tool that fails in a way the model can act on returns
 ``is_error`` output. Only cancellation propagates.
 
 Tools know nothing of sessions: they use taor.llm's parts, and ``ToolOutput.to_result`` makes the
-``ToolResultPart`` that goes into the transcript (truncation happens in the layer that calls it).
+``ToolResultPart`` that goes into the transcript (the session's tool round truncates the output
+to the tool's declared limits first, then calls it).
+
+Beside this protocol a tool may declare its effects and output limits (``taor.tools.effects``).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ files:` then `A path` for each added file, `M path` for each updated one (a move
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, assert_never
 
@@ -84,10 +84,12 @@ class PatchResult:
         return "\n".join([head, *lines, *notes])
 
 
-def apply_patch(patch_text: str, read: ReadFile) -> PatchResult:
-    """Parse and apply `patch_text` in memory; raise PatchError if any part does not apply."""
+def apply_patch(patch: str | Sequence[Section], read: ReadFile) -> PatchResult:
+    """Apply `patch` (its text, or its sections as `parse_patch` gives them) in memory; raise
+    PatchError if any part does not apply."""
     workspace = _Workspace(read)
-    for section in parse_patch(patch_text):
+    sections = parse_patch(patch) if isinstance(patch, str) else patch
+    for section in sections:
         match section.kind:
             case "add":
                 _add(workspace, section)

@@ -15,19 +15,31 @@ exception in the tool; an injected ``ToolOutput`` is returned as is, a ``str`` a
 Schemas are checked at ``register`` (a bad name or schema raises ``ConfigurationError`` there);
 their validators (jsonschema, Draft 2020-12) are compiled once, at a tool's first call, so that
 a session starts without importing jsonschema.
+
+Tools come registered one by one, or from sources (``taor.tools.sources``): ``add_source`` offers
+a source's tools at once and again whenever the source says they changed (its tools replace the
+ones it offered before; a tool registered directly wins over a source's of the same name);
+``start_sources`` and ``close_sources`` run their lifecycle.
+
+``prepare`` gives a ``PreparedCall`` (``taor.tools.prepared``): the call with what its tool
+declares about it, worked out once; ``invoke`` runs it (a translating tool's arguments are not
+translated again).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from taor.llm.tooldef import ToolDefinition
 from taor.llm.types import ToolCallPart
 from taor.tools.base import Tool, ToolContext, ToolError, ToolOutput, definition_of
+from taor.tools.prepared import Declared, PreparedCall, summary_line
+from taor.tools.sources import SourceSet, ToolSource
+from taor.tools.truncation import FALLBACK_LIMITS, Limits
 
 RAW_ARGUMENTS_QUOTE_LIMIT = 2000
 
@@ -36,30 +48,61 @@ RAW_ARGUMENTS_QUOTE_LIMIT = 2000
 class _Entry:
     tool: Tool
     definition: ToolDefinition
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Prepared:
-    """A call that passed lookup and validation: the tool, the call, its parsed arguments."""
-
-    tool: Tool
-    call: ToolCallPart
-    arguments: Mapping[str, Any]
+    declared: Declared  # what the tool declares beside the protocol, looked up once
 
 
 class ToolRegistry:
     """Tools by name. ``register`` replaces a tool of the same name (the latest wins)."""
 
-    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+    def __init__(self, tools: Iterable[Tool] = (), *, sources: Iterable[ToolSource] = ()) -> None:
         self._entries: dict[str, _Entry] = {}
         self._validators: dict[str, Any] = {}  # name -> Draft202012Validator, at first call
+        self._sources = SourceSet()
+        self._offered_by: dict[str, ToolSource] = {}  # a tool's name -> the source offering it
         for tool in tools:
             self.register(tool)
+        for source in sources:
+            self.add_source(source)
+
+    # --- sources ---
+
+    @property
+    def sources(self) -> tuple[ToolSource, ...]:
+        return tuple(self._sources.sources)
+
+    def add_source(self, source: ToolSource) -> None:
+        """Offer ``source``'s tools now and after each change it reports."""
+        self._sources.add(source)
+        source.subscribe(lambda: self._refresh(source))
+        self._refresh(source)
+
+    async def start_sources(self) -> None:
+        """Start the sources not started yet, in order (see ``SourceSet.start``)."""
+        await self._sources.start(self._refresh)
+
+    async def close_sources(self) -> list[BaseException]:
+        """Close the started sources in reverse order; the errors of those that failed."""
+        return await self._sources.close()
+
+    def _refresh(self, source: ToolSource) -> None:
+        """Offer what ``source`` offers now, in place of what it offered before."""
+        for name in [n for n, s in self._offered_by.items() if s is source]:
+            del self._offered_by[name]
+            self._entries.pop(name, None)
+            self._validators.pop(name, None)
+        for tool in source.tools():
+            if tool.name in self._entries and tool.name not in self._offered_by:
+                continue  # registered directly: that one stays
+            self.register(tool)
+            self._offered_by[tool.name] = source
 
     def register(self, tool: Tool) -> None:
         definition = definition_of(tool)
-        self._entries[tool.name] = _Entry(tool=tool, definition=definition)
+        self._entries[tool.name] = _Entry(
+            tool=tool, definition=definition, declared=Declared.of(tool)
+        )
         self._validators.pop(tool.name, None)
+        self._offered_by.pop(tool.name, None)  # registered directly: no source's any more
 
     def unregister(self, name: str) -> Tool | None:
         """Remove and return the tool called ``name`` (``None`` when there is none)."""
@@ -94,7 +137,37 @@ class ToolRegistry:
             return prepared
         return await self.invoke(prepared, context)
 
-    def prepare(self, call: ToolCallPart) -> Prepared | ToolOutput:
+    def limits(self, name: str) -> Limits:
+        """The output limits the tool called ``name`` declares (the fallback for no such tool)."""
+        entry = self._entries.get(name)
+        return entry.declared.limits if entry else FALLBACK_LIMITS
+
+    def summary(self, call: ToolCallPart, *, limit: int = 80) -> str:
+        """The summary line of a call that was not prepared (refused, or not valid): what its
+        tool declares for the arguments as they are, else their JSON."""
+        declared, used = self._declared(call.name), self.translated(call)
+        return summary_line(call.name, declared.effects_for(used), used, limit=limit)
+
+    def written(self, call: ToolCallPart) -> Sequence[str]:
+        """The files a (recorded) call writes, as its tool declares them; for a tool this
+        registry does not hold, the built-in tool of that name is asked."""
+        if call.name not in self._entries:
+            from taor.tools.builtin import builtin_effects  # a call of a tool not offered now
+
+            return builtin_effects(call.name, call.arguments).writes
+        return self._declared(call.name).effects_for(self.translated(call)).writes
+
+    def translated(self, call: ToolCallPart) -> Mapping[str, Any]:
+        """The call's arguments as its tool's executor names them (as they are, when it cannot
+        translate them)."""
+        used = self._declared(call.name).translated(call.arguments)
+        return call.arguments if used is None else used
+
+    def _declared(self, name: str) -> Declared:
+        entry = self._entries.get(name)
+        return entry.declared if entry else Declared()
+
+    def prepare(self, call: ToolCallPart) -> PreparedCall | ToolOutput:
         """Look up and validate ``call``: the tool and its arguments, or the error output."""
         entry = self._entries.get(call.name)
         if entry is None:
@@ -104,28 +177,30 @@ class ToolRegistry:
             return arguments
         return self._validated(entry, call, arguments)
 
-    def revalidate(self, prepared: Prepared, arguments: dict[str, Any]) -> Prepared | ToolOutput:
+    def revalidate(
+        self, prepared: PreparedCall, arguments: dict[str, Any]
+    ) -> PreparedCall | ToolOutput:
         """``prepared`` with new arguments (a hook changed them), validated again."""
         entry = self._entries[prepared.call.name]
         call = dataclasses.replace(prepared.call, arguments=arguments, raw_arguments="")
         return self._validated(entry, call, arguments)
 
-    async def invoke(self, prepared: Prepared, context: ToolContext) -> ToolOutput:
+    async def invoke(self, prepared: PreparedCall, context: ToolContext) -> ToolOutput:
         """Run a prepared call (exceptions become error outputs; cancellation propagates)."""
         if context.call_id != prepared.call.id:
             context = dataclasses.replace(context, call_id=prepared.call.id)
-        return await _run(prepared.tool, dict(prepared.arguments), context)
+        return await _run(prepared, dict(prepared.arguments), context)
 
     def _validated(
         self, entry: _Entry, call: ToolCallPart, arguments: dict[str, Any]
-    ) -> Prepared | ToolOutput:
+    ) -> PreparedCall | ToolOutput:
         problem = _schema_problem(self._validator(entry), arguments)
         if problem is not None:
             return ToolOutput.error(
                 f"Invalid arguments for tool {call.name}: {problem}\n"
                 f"Raw arguments: {_quoted_raw(call)}"
             )
-        return Prepared(tool=entry.tool, call=call, arguments=arguments)
+        return entry.declared.prepare(entry.tool, call, arguments)
 
     def _validator(self, entry: _Entry) -> Any:
         name = entry.definition.name
@@ -182,10 +257,13 @@ def _quoted_raw(call: ToolCallPart) -> str:
     return f"{raw[:RAW_ARGUMENTS_QUOTE_LIMIT]}... [{cut} more characters]"
 
 
-async def _run(tool: Tool, arguments: dict[str, Any], context: ToolContext) -> ToolOutput:
+async def _run(
+    prepared: PreparedCall, arguments: dict[str, Any], context: ToolContext
+) -> ToolOutput:
     """Run the tool; exceptions become error outputs, cancellation propagates."""
+    tool = prepared.tool
     try:
-        output, injected = await _call(tool, arguments, context)
+        output, injected = await _call(prepared, arguments, context)
     except ToolError as exc:
         return ToolOutput.error(str(exc) or f"Tool {tool.name} failed.")
     except Exception as exc:
@@ -199,18 +277,20 @@ async def _run(tool: Tool, arguments: dict[str, Any], context: ToolContext) -> T
     return output
 
 
-async def _call(tool: Tool, arguments: dict[str, Any], context: ToolContext) -> tuple[object, bool]:
+async def _call(
+    prepared: PreparedCall, arguments: dict[str, Any], context: ToolContext
+) -> tuple[object, bool]:
     """What the tool returned, or what the environment's ``intercept_tool`` gave instead; and
     whether it was given instead (the tool did not run)."""
     intercept = getattr(context.environment, "intercept_tool", None)
     if not callable(intercept):
-        return await tool.execute(arguments, context), False
+        return await prepared.run(arguments, context), False
     ran = False
 
     async def execute() -> object:
         nonlocal ran
         ran = True
-        return await tool.execute(arguments, context)
+        return await prepared.run(arguments, context)
 
-    output = await intercept(tool.name, arguments, execute)
+    output = await intercept(prepared.tool.name, arguments, execute)
     return output, not ran

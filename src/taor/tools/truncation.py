@@ -22,9 +22,7 @@ for it. Text that fits is returned as the same object, not copied.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Literal
 
 from taor.errors import ConfigurationError
@@ -76,31 +74,8 @@ class Truncated:
 
 
 FALLBACK_LIMITS = Limits(chars=20_000)
-"""For tools missing from the table: read_many_files, list_dir, wait, custom tools (C-I12)."""
-
-DEFAULT_LIMITS: Mapping[str, Limits] = MappingProxyType(
-    {
-        "read_file": Limits(chars=50_000),
-        "shell": Limits(chars=30_000, lines=256),
-        "grep": Limits(chars=20_000, lines=200, mode="tail"),
-        "glob": Limits(chars=20_000, lines=500, mode="tail"),
-        "edit_file": Limits(chars=10_000, mode="tail"),
-        "apply_patch": Limits(chars=10_000, mode="tail"),
-        "write_file": Limits(chars=1_000, mode="tail"),
-    }
-)
-
-
-def limits_for(
-    tool_name: str,
-    overrides: Mapping[str, Limits] | None = None,
-    *,
-    fallback: Limits = FALLBACK_LIMITS,
-) -> Limits:
-    """The limits for ``tool_name``: the call site's override, else the default, else fallback."""
-    if overrides is not None and tool_name in overrides:
-        return overrides[tool_name]
-    return DEFAULT_LIMITS.get(tool_name, fallback)
+"""For a tool that declares no ``output_limits`` (read_many_files, list_dir, wait, custom tools).
+Each built-in tool declares its own (``taor.tools.effects``)."""
 
 
 def truncate(text: str, limits: Limits) -> Truncated:

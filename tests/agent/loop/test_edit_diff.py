@@ -6,12 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 from taor.agent.events import ToolCallEnd
-from taor.agent.loop.edit_diff import NO_NEWLINE, edited_paths, unified_diff
+from taor.agent.loop.edit_diff import NO_NEWLINE, unified_diff
 from taor.agent.session import Session
 from taor.agent.setup import default_tools
 from taor.env.memory import MemoryEnvironment
+from taor.llm.types import ToolCallPart
 from taor.testing import ScriptedModel, text, tool_calls
-from taor.tools.builtin import ApplyPatchTool
+from taor.tools.builtin import ApplyPatchTool, builtin_tools
+from taor.tools.prepared import PreparedCall
+from taor.tools.registry import ToolRegistry
 
 from ..session_drive import config, drive, of_kind
 
@@ -64,10 +67,17 @@ async def test_a_failed_edit_and_a_reading_tool_carry_no_diff() -> None:
     assert "diff" not in read.metadata
 
 
-def test_edited_paths_reads_taors_argument_names() -> None:
-    assert edited_paths("edit_file", {"path": "a.py"}) == ["a.py"]
-    assert edited_paths("apply_patch", {"patch": PATCH}) == ["app.py", "new.txt"]
-    assert edited_paths("shell", {"command": "sed -i s/a/b/ a.py"}) == []
+def test_edits_declare_the_files_they_write() -> None:
+    tools = ToolRegistry(builtin_tools())
+
+    def writes(name: str, **arguments: Any) -> tuple[str, ...]:
+        prepared = tools.prepare(ToolCallPart(id="c", name=name, arguments=arguments))
+        assert isinstance(prepared, PreparedCall)
+        return prepared.effects.writes if not prepared.effects.writes_elsewhere else ()
+
+    assert writes("edit_file", path="a.py", old_string="a", new_string="b") == ("a.py",)
+    assert writes("apply_patch", patch=PATCH) == ("app.py", "new.txt")
+    assert writes("shell", command="sed -i s/a/b/ a.py") == ()
 
 
 def test_unified_diff_leaves_out_unchanged_and_unreadable_files() -> None:

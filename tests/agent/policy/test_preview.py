@@ -11,8 +11,11 @@ from taor.agent.policy.preview import edit_preview
 from taor.agent.session import Session
 from taor.agent.setup import default_tools
 from taor.env.memory import MemoryEnvironment
+from taor.llm.types import ToolCallPart
 from taor.testing import ScriptedModel, text, tool_calls
-from taor.tools.builtin import ApplyPatchTool
+from taor.tools.builtin import ApplyPatchTool, builtin_tools
+from taor.tools.prepared import PreparedCall
+from taor.tools.registry import ToolRegistry
 
 from ..session_drive import config, drive, of_kind
 
@@ -129,6 +132,9 @@ async def test_files_a_diff_cannot_show_and_other_tools_get_none() -> None:
         ("shell", {"command": "echo hi > app.py"}),
         ("read_file", {"path": "app.py"}),
     ]
+    tools = ToolRegistry(builtin_tools())
     for name, arguments in cases:
-        assert await edit_preview(env, name, arguments) == "", name
+        prepared = tools.prepare(ToolCallPart(id="c", name=name, arguments=arguments))
+        assert isinstance(prepared, PreparedCall)
+        assert await edit_preview(env, prepared.effects) == "", name
     assert env.calls_of("write") == []

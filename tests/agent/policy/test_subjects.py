@@ -10,7 +10,6 @@ from taor.agent.policy.subjects import (
     field,
     is_outside,
     normalize_path,
-    patch_paths,
     subject_of,
 )
 
@@ -49,19 +48,6 @@ def test_subject_of_with_a_workspace() -> None:
 def test_subject_specs_extend_and_replace() -> None:
     specs = {"shell": SubjectSpec(style="text", extract=field("description"))}
     assert subject_of("shell", {"command": "ls", "description": "list"}, subjects=specs) == ["list"]
-
-
-def test_patch_paths_in_order_once_each_also_for_an_invalid_patch() -> None:
-    valid = (
-        "*** Begin Patch\n*** Update File: a.py\n*** Move to: b.py\n@@\n-x\n+y\n"
-        "*** Add File: c.py\n+z\n*** Delete File: a.py\n*** End Patch"
-    )
-    assert patch_paths(valid) == ["a.py", "b.py", "c.py"]
-    assert patch_paths("*** Update File: x.py\n  *** Delete File: ../y.py\nno end") == [
-        "x.py",
-        "../y.py",
-    ]
-    assert patch_paths("nonsense") == []
 
 
 @pytest.mark.parametrize(

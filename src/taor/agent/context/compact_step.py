@@ -152,6 +152,7 @@ def _compactor(rt: Runtime) -> Compactor:
         plan=config.plan,
         retry=rt.config.retry,
         sleep=rt.sleep,
+        written=rt.tools.written,
     )
 
 

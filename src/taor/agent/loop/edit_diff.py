@@ -1,7 +1,7 @@
-"""The unified diff of what an editing call changed, for the host: ``write_file``, ``edit_file``
-and ``apply_patch`` (read by taor's argument names, so every profile's tools count) get their
-files read through the environment before and after the call, and ``tool_call_end`` carries
-the difference as ``metadata["diff"]``. The model never sees it.
+"""The unified diff of what an editing call changed, for the host: a call whose tool declares
+the files it writes (``Effects.writes``: write_file, edit_file and apply_patch do, under every
+profile's names) gets them read through the environment before and after the call, and
+``tool_call_end`` carries the difference as ``metadata["diff"]``. The model never sees it.
 
 Only UTF-8 text files up to ``MAX_BYTES`` are compared (a binary or huge file is left out of
 the diff, never a reason to fail the call); a file that did not exist is ``/dev/null``.
@@ -11,28 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from taor.agent.policy.subjects import patch_paths
 from taor.env.base import Environment
+from taor.tools.effects import MAX_TEXT_BYTES as MAX_BYTES
+from taor.tools.effects import Texts
 
-EDIT_TOOLS = frozenset({"write_file", "edit_file", "apply_patch"})
-MAX_BYTES = 256 * 1024
+__all__ = ["MAX_BYTES", "Texts", "read_texts", "unified_diff"]
+
 NO_NEWLINE = "\\ No newline at end of file\n"
-
-# A file's text, or None when it does not exist; files that cannot be compared are left out.
-Texts = dict[str, str | None]
-
-
-def edited_paths(name: str, arguments: Mapping[str, Any]) -> list[str]:
-    """The files an editing call names (none for any other tool)."""
-    if name in ("write_file", "edit_file"):
-        path = arguments.get("path")
-        return [path] if isinstance(path, str) and path else []
-    if name == "apply_patch":
-        return patch_paths(str(arguments.get("patch", "")))
-    return []
 
 
 async def read_texts(env: Environment, paths: Sequence[str]) -> Texts:

@@ -1,6 +1,8 @@
-"""A tool call behind its guards: validation, ``before_tool`` hooks, permission, timeout,
-``after_tool`` hooks. Whatever goes wrong becomes an ``is_error`` output;
-a hook that raises also produces an ``error`` event."""
+"""A tool call behind its guards: ``before_tool`` hooks, permission, timeout, ``after_tool``
+hooks, around a call ``ToolRegistry.prepare`` looked up, validated and described. Whatever goes
+wrong becomes an ``is_error`` output; a hook that raises also produces an ``error`` event.
+Permission, checkpoints, the diff and the preview read what the call's tool declares
+(``PreparedCall.effects``), by the arguments as its executor names them."""
 
 from __future__ import annotations
 
@@ -11,8 +13,7 @@ from typing import Any
 
 from taor.agent.checkpoints.watch import Watch, watch_for
 from taor.agent.events import ErrorEvent, Event, PermissionDecision, PermissionRequest
-from taor.agent.loop.call_summary import summarize_call
-from taor.agent.loop.edit_diff import edited_paths, read_texts, unified_diff
+from taor.agent.loop.edit_diff import read_texts, unified_diff
 from taor.agent.policy.decisions import Decision, as_decision
 from taor.agent.policy.hooks import (
     AnswerCall,
@@ -26,17 +27,21 @@ from taor.agent.policy.preview import edit_preview
 from taor.agent.runtime import CanUseTool, Runtime
 from taor.llm.types import ToolCallPart
 from taor.tools.base import ToolContext, ToolOutput
-from taor.tools.registry import Prepared
+from taor.tools.prepared import PreparedCall
 
 Emit = Callable[[Event], None]
 
 
 async def guarded_output(
-    rt: Runtime, call: ToolCallPart, emit: Emit, on_output: Callable[[str], None]
+    rt: Runtime,
+    prepared: PreparedCall | ToolOutput,
+    emit: Emit,
+    on_output: Callable[[str], None],
 ) -> ToolOutput:
-    prepared = rt.tools.prepare(call)
+    """The output of a prepared call (or the error output of a call that could not be)."""
     if isinstance(prepared, ToolOutput):
         return prepared
+    call = prepared.call
     info = ToolCallInfo(call_id=call.id, name=call.name, arguments=prepared.arguments)
     before = await run_before_tool(rt.hooks, info)
     if isinstance(before, HookFailure):
@@ -65,27 +70,28 @@ def _hook_failed(failure: HookFailure, emit: Emit) -> ToolOutput:
     return failure.output()
 
 
-async def _execute(rt: Runtime, prepared: Prepared, on_output: Callable[[str], None]) -> ToolOutput:
+async def _execute(
+    rt: Runtime, prepared: PreparedCall, on_output: Callable[[str], None]
+) -> ToolOutput:
     """Run the tool, its timeout applied, with the files it may change checkpointed around it."""
-    view = executor_view(prepared.tool, prepared.arguments)
     watch = Watch()
-    if rt.config.checkpoints and not prepared.tool.read_only:  # reads change nothing to save
-        watch = watch_for(rt.checkpoints, prepared.call.name, view, caller=rt.environment)
+    if rt.config.checkpoints and not prepared.read_only:  # reads change nothing to save
+        effects = prepared.effects
+        watch = watch_for(rt.checkpoints, prepared.call.name, effects, caller=rt.environment)
     await watch.start()
     try:
-        return await _diffed(rt, prepared, view, on_output)
+        return await _diffed(rt, prepared, on_output)
     finally:
         await watch.finish()
 
 
 async def _diffed(
-    rt: Runtime,
-    prepared: Prepared,
-    view: Mapping[str, Any],
-    on_output: Callable[[str], None],
+    rt: Runtime, prepared: PreparedCall, on_output: Callable[[str], None]
 ) -> ToolOutput:
-    """The tool's output; an edit's gets the diff of its files for the host (``edit_diff``)."""
-    paths = edited_paths(prepared.call.name, view)
+    """The tool's output; one that names the files it writes gets their diff for the host
+    (``edit_diff``)."""
+    effects = prepared.effects
+    paths = list(effects.writes) if not effects.writes_elsewhere else []
     before = await read_texts(rt.environment, paths) if paths else {}
     output = await _invoke(rt, prepared, on_output)
     if not before or output.is_error:
@@ -96,7 +102,9 @@ async def _diffed(
     return dataclasses.replace(output, metadata={**output.metadata, "diff": diff})
 
 
-async def _invoke(rt: Runtime, prepared: Prepared, on_output: Callable[[str], None]) -> ToolOutput:
+async def _invoke(
+    rt: Runtime, prepared: PreparedCall, on_output: Callable[[str], None]
+) -> ToolOutput:
     context = ToolContext(
         environment=rt.environment,
         on_output=on_output,
@@ -115,23 +123,20 @@ async def _invoke(rt: Runtime, prepared: Prepared, on_output: Callable[[str], No
         )
 
 
-async def _permission(rt: Runtime, prepared: Prepared, emit: Emit) -> ToolOutput | None:
+async def _permission(rt: Runtime, prepared: PreparedCall, emit: Emit) -> ToolOutput | None:
     """None when the call may run; else the error output that tells the model it was denied."""
-    call, arguments = prepared.call, dict(prepared.arguments)
-    verdict = rt.permissions.decide(
-        call.name, executor_view(prepared.tool, arguments), read_only=prepared.tool.read_only
-    )
+    call, used, effects = prepared.call, prepared.used_arguments, prepared.effects
+    verdict = rt.permissions.decide(call.name, used, read_only=prepared.read_only, effects=effects)
     if verdict.decision == "allow":
         return None
     source: str = verdict.source
     if verdict.decision == "deny":
         decision = Decision.deny(verdict.reason)
     else:
-        view = executor_view(prepared.tool, arguments)
-        decision, source = await _ask(rt, call, arguments, view, verdict.reason, emit)
+        decision, source = await _ask(rt, prepared, verdict.reason, emit)
     added: tuple[str, ...] = ()
     if decision.kind == "allow_always":
-        rules = rt.permissions.allow_always(call.name, executor_view(prepared.tool, arguments))
+        rules = rt.permissions.allow_always(call.name, used, effects=effects)
         added = tuple(map(str, rules))
     emit(
         PermissionDecision(
@@ -150,26 +155,10 @@ async def _permission(rt: Runtime, prepared: Prepared, emit: Emit) -> ToolOutput
     return ToolOutput.error(f"Permission denied for {call.name}: {reason}")
 
 
-def executor_view(tool: object, arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """A profile's tool names its arguments its family's way (``file_path``); permission rules
-    and summaries read taor's names (``path``): the arguments translated, when they can be."""
-    translate = getattr(tool, "executor_arguments", None)
-    if callable(translate):
-        try:
-            return dict(translate(arguments))
-        except Exception:  # arguments the validator will refuse anyway
-            pass
-    return dict(arguments)
-
-
 async def _ask(
-    rt: Runtime,
-    call: ToolCallPart,
-    arguments: Mapping[str, Any],
-    view: Mapping[str, Any],
-    reason: str,
-    emit: Emit,
+    rt: Runtime, prepared: PreparedCall, reason: str, emit: Emit
 ) -> tuple[Decision, str]:
+    call, arguments = prepared.call, dict(prepared.arguments)
     settings = rt.config.permissions
     if rt.can_use_tool is not None:
         return await _ask_callback(rt.can_use_tool, call, arguments, emit), "callback"
@@ -182,7 +171,8 @@ async def _ask(
     )
     if not settings.interactive:
         return headless, "default"
-    diff = await edit_preview(rt.environment, call.name, view)  # before the question is open
+    diff = await edit_preview(rt.environment, prepared.effects)  # before the question is open
+    exact = rt.permissions.exact_rules(call.name, prepared.used_arguments, effects=prepared.effects)
     request_id = _request_id(call)
     future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
     rt.permission_waiters[request_id] = future
@@ -192,9 +182,9 @@ async def _ask(
             call_id=call.id,
             name=call.name,
             arguments=arguments,
-            summary=summarize_call(call.name, view),
+            summary=prepared.summary,
             reason=reason,
-            rules=tuple(map(str, rt.permissions.exact_rules(call.name, view))),
+            rules=tuple(map(str, exact)),
             diff=diff,
         )
     )

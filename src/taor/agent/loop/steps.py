@@ -18,7 +18,6 @@ from taor.agent.events import (
     WarningEvent,
 )
 from taor.agent.loop.deadline import Deadline
-from taor.agent.loop.guarded import executor_view
 from taor.agent.loop.model_call import record_partial, record_response
 from taor.agent.loop.stream import Streamed, stream_response
 from taor.agent.policy.hooks import HookFailure, run_stop, run_user_prompt
@@ -132,7 +131,7 @@ async def check_loops(rt: Runtime, calls: Sequence[ToolCallPart]) -> LoopDetecti
     found = None
     for call in calls:
         # by the arguments the tool uses: those a forgiving profile ignores make no difference
-        used = executor_view(rt.tools.get(call.name), call.arguments)
+        used = rt.tools.translated(call)
         verdict = rt.loops.record(call, used=used)
         if verdict is not None and (found is None or verdict.kind == "stop"):
             found = verdict

@@ -19,12 +19,12 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 
 from taor.agent.events import ErrorEvent, Event, ToolCallEnd, ToolCallOutputDelta, ToolCallStart
-from taor.agent.loop.call_summary import summarize_call
-from taor.agent.loop.guarded import executor_view, guarded_output
+from taor.agent.loop.guarded import guarded_output
 from taor.agent.runtime import Runtime
 from taor.llm.types import ImagePart, TextPart, ToolCallPart, ToolResultPart, tool_result
 from taor.tools import truncation
 from taor.tools.base import ToolOutput
+from taor.tools.prepared import PreparedCall
 
 Emit = Callable[[Event], None]
 _DONE = None
@@ -101,8 +101,7 @@ def _refuse(
     events: list[Event] = []
     for call, why in calls:
         results[call.id] = tool_result(call.id, why, is_error=True, name=call.name)
-        view = executor_view(rt.tools.get(call.name), call.arguments)
-        summary = summarize_call(call.name, view)
+        summary = rt.tools.summary(call)
         events.append(
             ToolCallStart(
                 call_id=call.id, name=call.name, arguments=call.arguments, summary=summary
@@ -115,16 +114,9 @@ def _refuse(
 async def _run_call(
     rt: Runtime, call: ToolCallPart, emit: Emit, results: dict[str, ToolResultPart]
 ) -> None:
-    emit(
-        ToolCallStart(
-            call_id=call.id,
-            name=call.name,
-            arguments=call.arguments,
-            summary=summarize_call(
-                call.name, executor_view(rt.tools.get(call.name), call.arguments)
-            ),
-        )
-    )
+    prepared = rt.tools.prepare(call)  # once: everything below reads it
+    summary = prepared.summary if isinstance(prepared, PreparedCall) else rt.tools.summary(call)
+    emit(ToolCallStart(call_id=call.id, name=call.name, arguments=call.arguments, summary=summary))
     started = time.monotonic()
     rt.cycle.running_calls[call.id] = call.name
 
@@ -132,7 +124,7 @@ async def _run_call(
         emit(ToolCallOutputDelta(call_id=call.id, delta=chunk))
 
     try:
-        output = await guarded_output(rt, call, emit, on_output)
+        output = await guarded_output(rt, prepared, emit, on_output)
     except Exception as error:  # a bug in taor or a host callback: the call still ends
         emit(
             ErrorEvent(
@@ -142,7 +134,8 @@ async def _run_call(
         output = ToolOutput.error(f"Tool {call.name} failed inside taor ({type(error).__name__}).")
     full = output.metadata.get("full_output", output.text)
     spilled = output.metadata.get("output_file")
-    results[call.id] = _model_result(rt, call, output)
+    declared = prepared.limits if isinstance(prepared, PreparedCall) else rt.tools.limits(call.name)
+    results[call.id] = _model_result(rt, call, output, declared)
     del rt.cycle.running_calls[call.id]
     emit(
         ToolCallEnd(
@@ -157,16 +150,18 @@ async def _run_call(
     )
 
 
-def _model_result(rt: Runtime, call: ToolCallPart, output: ToolOutput) -> ToolResultPart:
-    """What the model gets: the text truncated to the tool's limits, then any images. A tool
-    that cut its own output (the whole of it in ``full_output``) to these limits is not cut
-    again: a second line pass would drop its marker (the header line pushes it over)."""
-    limits = rt.output_limits(call.name)
+def _model_result(
+    rt: Runtime, call: ToolCallPart, output: ToolOutput, declared: truncation.Limits
+) -> ToolResultPart:
+    """What the model gets: the text truncated to the limits the tool declares (``declared``,
+    which the config may change), then any images. A tool that cut its own output (the whole
+    of it in ``full_output``) to its declared limits is not cut again: a second line pass would
+    drop its marker (the header line pushes it over)."""
+    limits = rt.output_limits(call.name, declared)
     text = output.text
-    if "full_output" not in output.metadata or limits != truncation.limits_for(call.name):
+    if "full_output" not in output.metadata or limits != declared:
         text = truncation.truncate(text, limits).text
     images = tuple(part for part in output.content if isinstance(part, ImagePart))
     content = ((TextPart(text=text),) if text or not images else ()) + images
-    return ToolResultPart(
-        call_id=call.id, content=content, is_error=output.is_error, name=call.name
-    )
+    model_output = ToolOutput(content=content, is_error=output.is_error)
+    return model_output.to_result(call.id, name=call.name)  # truncated above, as it asks

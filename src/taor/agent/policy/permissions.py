@@ -8,8 +8,13 @@
    that tells the model it is in plan mode and should present a plan (allow rules do not lift it).
 3. **Allow rules** (``PermissionConfig.allow`` and rules added since).
 4. **The mode**: ``bypass`` allows everything; ``accept_edits`` allows read-only tools and file
-   edits (``edit_tools``: write_file, edit_file, apply_patch by default) and asks for the rest;
-   ``default`` allows read-only tools and asks for everything else.
+   edits (the calls whose tool declares them file edits, or the tools named in ``edit_tools``
+   when it is given) and asks for the rest; ``default`` allows read-only tools and asks for
+   everything else.
+
+A call's subjects and whether it is a file edit are what its tool declares
+(``taor.tools.effects.Effects``, passed as ``effects``); a call passed without them gets the
+declaration of the built-in tool of its name.
 
 Rule syntax and matching are in ``taor.agent.policy.rules``; what a pattern is matched against (a call's
 subjects) in ``taor.agent.policy.subjects``. The policy is pure logic: it asks no one and does no I/O.
@@ -31,17 +36,11 @@ from typing import Any, Literal
 from taor.agent.config import PermissionConfig
 from taor.agent.policy.rules import Rule, allowing_rules, denying_rule, escape, parse_rule
 from taor.agent.policy.shell_split import split_command
-from taor.agent.policy.subjects import (
-    DEFAULT_SUBJECTS,
-    SubjectSpec,
-    is_outside,
-    spec_of,
-    subject_of,
-)
+from taor.agent.policy.subjects import NO_SPECS, SubjectSpec, is_outside, spec_of, subjects_of
+from taor.tools.effects import Effects
 
 Decision = Literal["allow", "deny", "ask"]
 VerdictSource = Literal["rule", "mode"]
-DEFAULT_EDIT_TOOLS = frozenset({"write_file", "edit_file", "apply_patch"})
 
 PLAN_MODE_MESSAGE = (
     "Plan mode is on (read-only): {name} was not run because only read-only tools may run. "
@@ -67,11 +66,11 @@ class PermissionPolicy:
         self,
         config: PermissionConfig | None = None,
         *,
-        edit_tools: Iterable[str] = DEFAULT_EDIT_TOOLS,
-        subjects: Mapping[str, SubjectSpec] = DEFAULT_SUBJECTS,
+        edit_tools: Iterable[str] | None = None,
+        subjects: Mapping[str, SubjectSpec] = NO_SPECS,
         workspace: str | None = None,
     ) -> None:
-        self._edit_tools = frozenset(edit_tools)
+        self._edit_tools = None if edit_tools is None else frozenset(edit_tools)
         self._subjects = subjects
         self._workspace = workspace
         self._added: dict[bool, list[Rule]] = {True: [], False: []}
@@ -91,9 +90,17 @@ class PermissionPolicy:
         """The allow (or deny) rules in force: the config's first, then the added ones."""
         return (self._allow if allow else self._deny) + tuple(self._added[allow])
 
-    def decide(self, name: str, arguments: Mapping[str, Any], *, read_only: bool) -> Verdict:
-        style = spec_of(name, self._subjects).style
-        found = subject_of(name, arguments, subjects=self._subjects, workspace=self._workspace)
+    def decide(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        *,
+        read_only: bool,
+        effects: Effects | None = None,
+    ) -> Verdict:
+        """``arguments`` by the executor's names; ``effects``: what the tool declares for them."""
+        spec = spec_of(name, arguments, effects, self._subjects)
+        style, found = spec.style, subjects_of(spec, arguments, self._workspace)
         denying = denying_rule(self.rules(allow=False), name, found, style)
         if denying is not None:
             reason = f"The permission rule {denying} denies this call."
@@ -107,15 +114,26 @@ class PermissionPolicy:
             plural = "s" if len(allowing) > 1 else ""
             reason = f"Allowed by the rule{plural} " + ", ".join(map(str, allowing)) + "."
             return Verdict(decision="allow", source="rule", reason=reason, rule=allowing[0])
-        return self._by_mode(name, read_only=read_only)
+        return self._by_mode(name, arguments, read_only=read_only, effects=effects)
 
-    def _by_mode(self, name: str, *, read_only: bool) -> Verdict:
+    def _is_edit(self, name: str, arguments: Mapping[str, Any], effects: Effects | None) -> bool:
+        if self._edit_tools is not None:
+            return name in self._edit_tools
+        if effects is None:
+            from taor.tools.builtin import builtin_effects  # only a call without its declaration
+
+            effects = builtin_effects(name, arguments)
+        return effects.file_edit
+
+    def _by_mode(
+        self, name: str, arguments: Mapping[str, Any], *, read_only: bool, effects: Effects | None
+    ) -> Verdict:
         mode = self._config.mode
         if mode == "bypass":
             return Verdict(decision="allow", source="mode", reason="The mode bypass allows all.")
         if read_only:
             return Verdict(decision="allow", source="mode", reason=f"{name} is read-only.")
-        if mode == "accept_edits" and name in self._edit_tools:
+        if mode == "accept_edits" and self._is_edit(name, arguments, effects):
             reason = f"{name} edits files and the mode is accept_edits."
             return Verdict(decision="allow", source="mode", reason=reason)
         what = "neither read-only nor a file edit" if mode == "accept_edits" else "not read-only"
@@ -129,14 +147,19 @@ class PermissionPolicy:
             self._added[allow].append(parsed)
         return parsed
 
-    def allow_always(self, name: str, arguments: Mapping[str, Any]) -> tuple[Rule, ...]:
+    def allow_always(
+        self, name: str, arguments: Mapping[str, Any], *, effects: Effects | None = None
+    ) -> tuple[Rule, ...]:
         """Add the rules ``exact_rules`` gives for this call; returns them."""
-        return tuple(self.add_rule(rule) for rule in self.exact_rules(name, arguments))
+        rules = self.exact_rules(name, arguments, effects=effects)
+        return tuple(self.add_rule(rule) for rule in rules)
 
-    def exact_rules(self, name: str, arguments: Mapping[str, Any]) -> tuple[Rule, ...]:
+    def exact_rules(
+        self, name: str, arguments: Mapping[str, Any], *, effects: Effects | None = None
+    ) -> tuple[Rule, ...]:
         """Rules that allow exactly this call again (see the module docstring)."""
-        spec = spec_of(name, self._subjects)
-        found = subject_of(name, arguments, subjects=self._subjects, workspace=self._workspace)
+        spec = spec_of(name, arguments, effects, self._subjects)
+        found = subjects_of(spec, arguments, self._workspace)
         if spec.style == "command":
             parts = [p.text for command in found for p in split_command(command)]
             return tuple(Rule(tool=name, pattern=escape(p, "command")) for p in parts)

@@ -1,16 +1,10 @@
 """A tool call's *subjects*: the strings a permission rule's argument pattern is matched against.
 
-Each tool has a ``SubjectSpec``: a ``style`` that says how patterns match (``command``: shell
-commands, split into simple commands; ``path``: gitignore-like globs; ``text``: ``*`` wildcards)
-and an ``extract`` function from the arguments to the subjects. The defaults:
-
-- ``shell``: the ``command``
-- ``read_file``, ``write_file``, ``edit_file``, ``list_dir``: the ``path``
-- ``read_many_files``: each of ``paths``; ``apply_patch``: every path the patch adds, deletes,
-  updates or moves to
-- ``grep``: the ``path`` searched (default ``.``); ``glob``: the ``path`` joined with the
-  literal directories that start the ``pattern`` (``src/**/*.py`` searches ``src``)
-- ``take_screenshot``: the ``url``; any other tool: the canonical JSON of its arguments
+A tool declares them (``taor.tools.effects.Effects``: ``subjects`` and ``subject_style``); the
+style says how patterns match (``command``: shell commands, split into simple commands;
+``path``: gitignore-like globs; ``text``: ``*`` wildcards). A tool that declares none has the
+canonical JSON of its arguments as its subject. A ``SubjectSpec`` given to the policy by name
+(an ``extract`` function from the arguments) adds or replaces a tool's declaration.
 
 Paths are normalized: relative to the workspace (when it is known and the path is absolute
 inside it), without ``./``, with ``..`` resolved. A path that climbs out keeps its leading
@@ -20,32 +14,35 @@ it. This is lexical: symlinks are the environment's path policy's business.
 
 from __future__ import annotations
 
-import json
 import posixpath
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
-SubjectStyle = Literal["command", "path", "text"]
+from taor.tools.effects import Effects, SubjectStyle, canonical_json
+
+__all__ = [
+    "Extractor",
+    "SubjectSpec",
+    "SubjectStyle",
+    "canonical_json",
+    "field",
+    "is_outside",
+    "normalize_path",
+    "spec_of",
+    "subject_of",
+    "subjects_of",
+]
+
 Extractor = Callable[[Mapping[str, Any]], list[str]]
-
-_PATCH_HEADER = re.compile(r"^\s*\*\*\* (?:Add File|Delete File|Update File|Move to):(.*)$", re.M)
-_GLOB_CHARS = re.compile(r"[*?\[{]")
+NO_SPECS: Mapping[str, SubjectSpec] = MappingProxyType({})
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class SubjectSpec:
     style: SubjectStyle
     extract: Extractor
-
-
-def canonical_json(value: Any) -> str:
-    """Sorted keys, no spaces, unicode kept: one spelling per value."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr
-    )
 
 
 def field(key: str, default: str | None = None) -> Extractor:
@@ -58,72 +55,48 @@ def field(key: str, default: str | None = None) -> Extractor:
     return extract
 
 
-def _many_paths(arguments: Mapping[str, Any]) -> list[str]:
-    paths = arguments.get("paths")
-    return [str(p) for p in paths] if isinstance(paths, list | tuple) else []
+def _declared(effects: Effects) -> SubjectSpec:
+    def extract(arguments: Mapping[str, Any]) -> list[str]:
+        if effects.subjects is None:
+            return [canonical_json(dict(arguments))]
+        return list(effects.subjects)
+
+    return SubjectSpec(style=effects.subject_style, extract=extract)
 
 
-def patch_paths(patch: str) -> list[str]:
-    """Every path a v4a patch touches, in order, once each (headers scanned if it is invalid)."""
-    from taor.tools.patch_model import PatchParseError  # only a run that patches needs these
-    from taor.tools.patch_parse import parse_patch
+def spec_of(
+    name: str,
+    arguments: Mapping[str, Any],
+    effects: Effects | None = None,
+    subjects: Mapping[str, SubjectSpec] = NO_SPECS,
+) -> SubjectSpec:
+    """The spec given for ``name``, else the one ``effects`` declare, else the one the built-in
+    tool of that name declares (for a call with no declaration at hand)."""
+    if name in subjects:
+        return subjects[name]
+    if effects is None:
+        from taor.tools.builtin import builtin_effects  # only a call without its declaration
 
-    try:
-        sections = parse_patch(patch)
-        found = [p for s in sections for p in (s.path, getattr(s, "move_to", None)) if p]
-    except PatchParseError:
-        found = [m.strip() for m in _PATCH_HEADER.findall(patch) if m.strip()]
-    return list(dict.fromkeys(found))
-
-
-def _patch_subjects(arguments: Mapping[str, Any]) -> list[str]:
-    return patch_paths(str(arguments.get("patch", "")))
-
-
-def _glob_subjects(arguments: Mapping[str, Any]) -> list[str]:
-    base = str(arguments.get("path") or ".")
-    literal: list[str] = []
-    for segment in str(arguments.get("pattern", "")).split("/"):
-        if _GLOB_CHARS.search(segment):
-            break
-        literal.append(segment)
-    prefix = "/".join(literal)
-    if prefix.startswith("/"):
-        return [prefix]
-    return [posixpath.join(base, prefix) if prefix else base]
-
-
-_PATH_FIELD = SubjectSpec(style="path", extract=field("path"))
-DEFAULT_SUBJECTS: Mapping[str, SubjectSpec] = MappingProxyType(
-    {
-        "shell": SubjectSpec(style="command", extract=field("command")),
-        "read_file": _PATH_FIELD,
-        "write_file": _PATH_FIELD,
-        "edit_file": _PATH_FIELD,
-        "list_dir": SubjectSpec(style="path", extract=field("path", ".")),
-        "read_many_files": SubjectSpec(style="path", extract=_many_paths),
-        "apply_patch": SubjectSpec(style="path", extract=_patch_subjects),
-        "grep": SubjectSpec(style="path", extract=field("path", ".")),
-        "glob": SubjectSpec(style="path", extract=_glob_subjects),
-        "take_screenshot": SubjectSpec(style="text", extract=field("url")),
-    }
-)
-_JSON = SubjectSpec(style="text", extract=lambda arguments: [canonical_json(dict(arguments))])
-
-
-def spec_of(name: str, subjects: Mapping[str, SubjectSpec] = DEFAULT_SUBJECTS) -> SubjectSpec:
-    return subjects.get(name, _JSON)
+        effects = builtin_effects(name, arguments)
+    return _declared(effects)
 
 
 def subject_of(
     name: str,
     arguments: Mapping[str, Any],
     *,
-    subjects: Mapping[str, SubjectSpec] = DEFAULT_SUBJECTS,
+    effects: Effects | None = None,
+    subjects: Mapping[str, SubjectSpec] = NO_SPECS,
     workspace: str | None = None,
 ) -> list[str]:
     """The subjects of a call (paths normalized); ``subjects`` adds or replaces tools' specs."""
-    spec = spec_of(name, subjects)
+    return subjects_of(spec_of(name, arguments, effects, subjects), arguments, workspace)
+
+
+def subjects_of(
+    spec: SubjectSpec, arguments: Mapping[str, Any], workspace: str | None = None
+) -> list[str]:
+    """What ``spec`` extracts from ``arguments``, paths normalized."""
     found = spec.extract(arguments)
     if spec.style == "path":
         return [normalize_path(p, workspace) for p in found]

@@ -16,10 +16,11 @@ gives a ``Profile``; ``profile.tools()`` builds its tools fresh, ``profile.regis
     ==============  =========================================================================
 
 The first three also want the subagent tools (``Profile.subagent_tools``), added by the session
-once subagents exist.
+once subagents exist. Each tool is a ``ProfiledTool`` (``taor.tools.profiled``, re-exported here
+with ``ArgumentMap`` and ``workdir_prefix``) over a built-in executor, whose declared effects it
+forwards.
 """
 
-from taor.agent.profiles.adapter import ArgumentMap, ProfiledTool, Translate, workdir_prefix
 from taor.agent.profiles.anthropic import anthropic_profile
 from taor.agent.profiles.base import (
     MAX_COMMAND_TIMEOUT,
@@ -32,6 +33,7 @@ from taor.agent.profiles.compat import compat_profile
 from taor.agent.profiles.gemini import gemini_profile
 from taor.agent.profiles.lookup import profile_for, profile_id_for
 from taor.agent.profiles.openai import openai_profile
+from taor.tools.profiled import ArgumentMap, ProfiledTool, Translate, workdir_prefix
 
 __all__ = [
     "MAX_COMMAND_TIMEOUT",

@@ -8,7 +8,6 @@ with ``output_mode``) and ``glob``. Arguments use Claude Code's names: ``file_pa
 
 from __future__ import annotations
 
-from taor.agent.profiles.adapter import ArgumentMap, ProfiledTool
 from taor.agent.profiles.base import SUBAGENT_TOOLS, Profile
 from taor.agent.profiles.prompt_anthropic import ANTHROPIC_PROMPT
 from taor.agent.profiles.schema import boolean, choice, integer, number, obj, string
@@ -18,6 +17,7 @@ from taor.tools.builtin.read import ReadFileTool
 from taor.tools.builtin.search import GlobTool, GrepTool
 from taor.tools.builtin.shell import ShellTool
 from taor.tools.builtin.write import WriteFileTool
+from taor.tools.profiled import ArgumentMap, ProfiledTool
 
 _FILE_PATH = string("Path of the file: absolute (inside the workspace) or relative to it.")
 _TO_PATH = ArgumentMap(rename={"file_path": "path"})

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from taor.errors import ConfigurationError
 from taor.tools.base import Tool
 from taor.tools.registry import ToolRegistry
+from taor.tools.sources import StaticSource
 
 ProfileId = Literal["anthropic", "openai", "gemini", "openai-compat", "local"]
 PROFILE_IDS: tuple[ProfileId, ...] = ("anthropic", "openai", "gemini", "openai-compat", "local")
@@ -71,7 +72,10 @@ class Profile:
     def registry(self, extra: Iterable[Tool] = ()) -> ToolRegistry:
         """A registry of the profile's tools, then ``extra``: an extra tool of the same name
         replaces the profile's (the registry's latest-wins rule)."""
-        return ToolRegistry([*self.tools(), *extra])
+        registry = ToolRegistry(sources=[StaticSource(offered=tuple(self.tools()))])
+        for tool in extra:
+            registry.register(tool)
+        return registry
 
     def with_changes(self, **changes: Any) -> Profile:
         """A copy with some fields changed (``default_command_timeout=30``, ...)."""

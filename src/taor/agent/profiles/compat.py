@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from taor.agent.profiles.adapter import ArgumentMap, ProfiledTool
 from taor.agent.profiles.base import Profile
 from taor.agent.profiles.prompt_compat import COMPAT_PROMPT
 from taor.agent.profiles.schema import boolean, integer, number, obj, string
@@ -20,6 +19,7 @@ from taor.tools.builtin.read import ReadFileTool
 from taor.tools.builtin.search import GrepTool
 from taor.tools.builtin.shell import ShellTool
 from taor.tools.builtin.write import WriteFileTool
+from taor.tools.profiled import ArgumentMap, ProfiledTool
 
 _PATH = string("File path, relative to the project.")
 

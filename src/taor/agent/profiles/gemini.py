@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from taor.agent.profiles.adapter import ArgumentMap, ProfiledTool, workdir_prefix
 from taor.agent.profiles.base import SUBAGENT_TOOLS, Profile
 from taor.agent.profiles.prompt_gemini import GEMINI_PROMPT
 from taor.agent.profiles.schema import integer, number, obj, string, strings
@@ -22,6 +21,7 @@ from taor.tools.builtin.read import ReadFileTool, ReadManyFilesTool
 from taor.tools.builtin.search import GlobTool, GrepTool
 from taor.tools.builtin.shell import ShellTool
 from taor.tools.builtin.write import WriteFileTool
+from taor.tools.profiled import ArgumentMap, ProfiledTool, workdir_prefix
 
 _FILE_PATH = string("Path of the file: absolute inside the workspace, or relative to its root.")
 _DIR_PATH = string("Directory, absolute or relative to the workspace root (default: the root).")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from taor.agent.profiles.adapter import ArgumentMap, ProfiledTool
 from taor.agent.profiles.base import Profile
 from taor.agent.profiles.prompt_local import LOCAL_PROMPT
 from taor.agent.profiles.repeats import RepeatNotes
@@ -23,6 +22,7 @@ from taor.tools.builtin.edit import EditFileTool
 from taor.tools.builtin.read import ReadFileTool
 from taor.tools.builtin.shell import ShellTool
 from taor.tools.builtin.write import WriteFileTool
+from taor.tools.profiled import ArgumentMap, ProfiledTool
 
 _PATH = string("The file's path in the folder.")
 

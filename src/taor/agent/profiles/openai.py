@@ -8,7 +8,6 @@ for edits, ``write_file`` for new files, ``shell`` (codex's ``command`` string, 
 
 from __future__ import annotations
 
-from taor.agent.profiles.adapter import ArgumentMap, ProfiledTool, workdir_prefix
 from taor.agent.profiles.base import SUBAGENT_TOOLS, Profile
 from taor.agent.profiles.prompt_openai import OPENAI_PROMPT
 from taor.agent.profiles.schema import choice, integer, number, obj, string
@@ -18,6 +17,7 @@ from taor.tools.builtin.read import ReadFileTool
 from taor.tools.builtin.search import GlobTool, GrepTool
 from taor.tools.builtin.shell import ShellTool
 from taor.tools.builtin.write import WriteFileTool
+from taor.tools.profiled import ArgumentMap, ProfiledTool, workdir_prefix
 
 _FILE_PATH = string("Path of the file, relative to the workspace (or absolute inside it).")
 _TO_PATH = ArgumentMap(rename={"file_path": "path"})

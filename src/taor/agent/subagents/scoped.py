@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from taor.env.base import (
     Capabilities,
@@ -28,6 +28,7 @@ from taor.env.base import (
     FileStat,
     GrepMatch,
     OutputCallback,
+    Spawned,
     capabilities,
 )
 from taor.env.paths import relative_display, resolve_lexically
@@ -105,6 +106,15 @@ class SharedEnvironment:
             on_output=on_output,
             output_file=output_file,
         )
+
+    async def spawn(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> Spawned:
+        return await self.inner.spawn(argv, cwd=self._cwd(cwd), env=env)
 
     def _cwd(self, cwd: str | None) -> str | None:
         return cwd

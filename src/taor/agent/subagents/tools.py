@@ -16,9 +16,13 @@ from taor.agent.subagents.records import Agents, SubagentResult, describe
 from taor.env.base import EnvError
 from taor.errors import SessionError
 from taor.tools.base import Tool, ToolContext, ToolOutput
+from taor.tools.effects import Effects
 
 DEFAULT_WAIT = 300.0
 MAX_WAIT = 600.0
+# The subagent tools change no file themselves: each child's own calls are checkpointed and
+# diffed in the child.
+CHILDREN_RECORD_THEIR_OWN = Effects(writes_elsewhere=False)
 _ID = {"type": "string", "description": "The id spawn_agent returned, e.g. agent-1."}
 
 
@@ -72,6 +76,9 @@ class SpawnAgentTool:
     )
     read_only: bool = False
 
+    def effects(self, arguments: Mapping[str, Any]) -> Effects:
+        return CHILDREN_RECORD_THEIR_OWN
+
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         async def spawn() -> ToolOutput:
             turns = int(arguments.get("max_turns") or 0)
@@ -106,6 +113,9 @@ class SendInputTool:
         )
     )
     read_only: bool = False
+
+    def effects(self, arguments: Mapping[str, Any]) -> Effects:
+        return CHILDREN_RECORD_THEIR_OWN
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         async def send() -> ToolOutput:
@@ -146,6 +156,9 @@ class WaitTool:
     )
     read_only: bool = True
 
+    def effects(self, arguments: Mapping[str, Any]) -> Effects:
+        return CHILDREN_RECORD_THEIR_OWN
+
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         async def wait() -> ToolOutput:
             timeout = min(float(arguments.get("timeout", DEFAULT_WAIT)), MAX_WAIT)
@@ -166,6 +179,9 @@ class CloseAgentTool:
         default_factory=lambda: _schema({"agent_id": _ID}, ["agent_id"])
     )
     read_only: bool = False
+
+    def effects(self, arguments: Mapping[str, Any]) -> Effects:
+        return CHILDREN_RECORD_THEIR_OWN
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         async def close() -> ToolOutput:

@@ -11,7 +11,7 @@ from typing import Any
 
 from taor.env.base import EnvError, Environment
 from taor.tools.base import ToolContext, ToolError, ToolOutput
-from taor.tools.truncation import limits_for, truncate
+from taor.tools.truncation import Limits, truncate
 
 _SUGGEST_DEPTH = 4
 _SUGGEST_MAX_CANDIDATES = 20_000
@@ -34,10 +34,11 @@ async def guarded(run: Awaitable[ToolOutput]) -> ToolOutput:
 
 
 def model_output(
-    tool_name: str, text: str, metadata: Mapping[str, Any] | None = None
+    limits: Limits, text: str, metadata: Mapping[str, Any] | None = None
 ) -> ToolOutput:
-    """``text`` truncated for the model; the whole of it in ``metadata`` when anything was cut."""
-    cut = truncate(text, limits_for(tool_name))
+    """``text`` truncated to ``limits`` for the model; the whole of it in ``metadata`` when
+    anything was cut."""
+    cut = truncate(text, limits)
     meta = dict(metadata or {})
     if cut.truncated:
         meta.update(full_output=text, omitted_chars=cut.omitted_chars)

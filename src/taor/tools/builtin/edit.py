@@ -17,10 +17,23 @@ from typing import TYPE_CHECKING, Any
 from taor.env.base import Environment
 from taor.tools.base import ToolContext, ToolError, ToolOutput
 from taor.tools.builtin._common import environment_of, guarded, missing_file_message, model_output
-from taor.tools.edit import apply_edit
+from taor.tools.edit import EditError, apply_edit
+from taor.tools.effects import (
+    Effects,
+    Texts,
+    files_summary,
+    patch_headers,
+    path_argument,
+    path_summary,
+    string_field,
+    text_argument,
+)
+from taor.tools.truncation import Limits
 
 if TYPE_CHECKING:  # the patch machinery is imported by the first apply_patch call
-    from taor.tools.patch import FileChange, PatchResult
+    from taor.tools.patch import FileChange, PatchResult, Section
+
+EDIT_LIMITS = Limits(chars=10_000, mode="tail")
 
 
 async def read_utf8(env: Environment, path: str) -> str | None:
@@ -69,6 +82,22 @@ class EditFileTool:
     read_only: bool = False
     plain: bool = False  # results for small models (``EditResult.plain``)
 
+    @property
+    def output_limits(self) -> Limits:
+        return EDIT_LIMITS
+
+    def effects(self, arguments: Mapping[str, Any]) -> Effects:
+        paths = path_argument(arguments)
+        return Effects(
+            writes=paths,
+            writes_elsewhere=False,
+            subject_style="path",
+            subjects=string_field(arguments, "path"),
+            file_edit=True,
+            summary=path_summary(arguments),
+            preview=lambda before: _edited(arguments, before),
+        )
+
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         return await guarded(self._edit(arguments, context))
 
@@ -85,7 +114,7 @@ class EditFileTool:
         await env.write(path, result.text)
         meta = {"path": path, "replacements": result.replacements, "fuzzy": result.fuzzy}
         summary = result.plain if self.plain else result.summary
-        return model_output(self.name, f"Edited {path}. {summary}", meta)
+        return model_output(EDIT_LIMITS, f"Edited {path}. {summary}", meta)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -111,23 +140,92 @@ class ApplyPatchTool:
         }
     )
     read_only: bool = False
+    # The last patch parsed and its sections: a call's effects parse its patch, and running
+    # the same call uses that parse.
+    _parsed: dict[str, tuple[Section, ...]] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def output_limits(self) -> Limits:
+        return EDIT_LIMITS
+
+    def effects(self, arguments: Mapping[str, Any]) -> Effects:
+        from taor.tools.patch import PatchError
+
+        patch = arguments.get("patch") or arguments.get("input")  # codex's name, when recorded
+        sections: tuple[Section, ...] | None = None
+        try:
+            sections = self._sections(str(patch or ""))
+            paths = _section_paths(sections)
+        except PatchError:  # the headers still say which files the patch means
+            paths = patch_headers(str(patch or ""))
+        writes = tuple(paths) if isinstance(patch, str) else ()
+        shown = text_argument(arguments, "patch")  # a summary reads taor's name only
+        return Effects(
+            writes=writes,
+            writes_elsewhere=False,
+            subject_style="path",
+            subjects=tuple(paths),
+            file_edit=True,
+            summary=files_summary(paths) if shown else None,
+            preview=None if sections is None else lambda before: _patched(sections, before),
+        )
+
+    def _sections(self, patch: str) -> tuple[Section, ...]:
+        """``patch`` parsed (PatchError when it breaks the grammar), once for a call."""
+        from taor.tools.patch import parse_patch
+
+        if patch not in self._parsed:
+            sections = parse_patch(patch)
+            self._parsed.clear()
+            self._parsed[patch] = sections
+        return self._parsed[patch]
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         return await guarded(self._apply(arguments, context))
 
     async def _apply(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
-        from taor.tools.patch import apply_patch, parse_patch
+        from taor.tools.patch import apply_patch
 
-        env, patch = environment_of(context), str(arguments["patch"])
+        env, sections = environment_of(context), self._sections(str(arguments["patch"]))
         originals: dict[str, str | None] = {}
-        for section in parse_patch(patch):
-            for path in (section.path, getattr(section, "move_to", None)):
-                if path is not None and path not in originals:
-                    originals[path] = await read_utf8(env, path)
-        result = apply_patch(patch, originals.get)
+        for path in _section_paths(sections):
+            if path not in originals:
+                originals[path] = await read_utf8(env, path)
+        result = apply_patch(sections, originals.get)
         await _write_changes(env, result)
         meta = {"changes": [(c.action, c.path, c.moved_from) for c in result.changes]}
-        return model_output(self.name, result.summary, meta)
+        return model_output(EDIT_LIMITS, result.summary, meta)
+
+
+def _section_paths(sections: Sequence[Section]) -> list[str]:
+    """Every path the sections touch (moves' destinations too), in order, once each."""
+    found = [p for s in sections for p in (s.path, getattr(s, "move_to", None)) if p]
+    return list(dict.fromkeys(found))
+
+
+def _edited(arguments: Mapping[str, Any], before: Texts) -> Texts | None:
+    """The file as an edit_file call would leave it; None when the call would fail."""
+    path = str(arguments["path"])
+    text, old = before[path], str(arguments["old_string"])
+    if text is None and old:  # no such file: the tool refuses
+        return None
+    replace_all = bool(arguments.get("replace_all", False))
+    try:
+        result = apply_edit(text or "", old, str(arguments["new_string"]), replace_all=replace_all)
+    except EditError:
+        return None
+    return {path: result.text}
+
+
+def _patched(sections: Sequence[Section], before: Texts) -> Texts | None:
+    """The files as the patch would leave them; None when it would not apply."""
+    from taor.tools.patch import PatchError, apply_patch
+
+    try:
+        result = apply_patch(sections, before.get)
+    except PatchError:
+        return None
+    return {change.path: change.content for change in result.changes}
 
 
 async def _write_changes(env: Environment, result: PatchResult) -> None:

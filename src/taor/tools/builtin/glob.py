@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import posixpath
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -9,9 +11,12 @@ from typing import Any
 from taor.env.base import EnvError
 from taor.tools.base import ToolContext, ToolOutput
 from taor.tools.builtin.search_output import capped, cut_output
-from taor.tools.truncation import Limits, limits_for
+from taor.tools.effects import Effects, text_argument
+from taor.tools.truncation import Limits
 
 DEFAULT_GLOB_LIMIT = 100
+GLOB_LIMITS = Limits(chars=20_000, lines=500, mode="tail")
+_GLOB_CHARS = re.compile(r"[*?\[{]")
 
 GLOB_PARAMETERS: Mapping[str, Any] = {
     "type": "object",
@@ -38,6 +43,22 @@ class GlobTool:
     max_results: int = DEFAULT_GLOB_LIMIT
     limits: Limits | None = None
 
+    @property
+    def output_limits(self) -> Limits:
+        return GLOB_LIMITS
+
+    def effects(self, arguments: Mapping[str, Any]) -> Effects:
+        searched = _searched(arguments)
+        pattern, path = text_argument(arguments, "pattern"), text_argument(arguments, "path")
+        summary = None if pattern is None else f"{pattern} in {path}" if path else pattern
+        return Effects(
+            reads=searched,
+            writes_elsewhere=False,
+            subject_style="path",
+            subjects=searched,
+            summary=summary,
+        )
+
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         if context.environment is None:
             return ToolOutput.error("glob needs an execution environment; none was configured.")
@@ -53,4 +74,19 @@ class GlobTool:
             hint = "Use a more specific pattern or path."
             text = capped(found, len(found), self.max_results, "files", hint)
         metadata: dict[str, Any] = {"files": len(found)}
-        return cut_output(text, self.limits or limits_for("glob"), metadata)
+        return cut_output(text, self.limits or GLOB_LIMITS, metadata)
+
+
+def _searched(arguments: Mapping[str, Any]) -> tuple[str, ...]:
+    """The directory searched: the ``path`` joined with the literal directories that start the
+    ``pattern`` (``src/**/*.py`` searches ``src``)."""
+    base = str(arguments.get("path") or ".")
+    literal: list[str] = []
+    for segment in str(arguments.get("pattern", "")).split("/"):
+        if _GLOB_CHARS.search(segment):
+            break
+        literal.append(segment)
+    prefix = "/".join(literal)
+    if prefix.startswith("/"):
+        return (prefix,)
+    return (posixpath.join(base, prefix) if prefix else base,)

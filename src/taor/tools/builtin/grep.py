@@ -21,10 +21,12 @@ from typing import Any
 from taor.env.base import EnvError, Environment, GrepMatch, capabilities
 from taor.tools.base import ToolContext, ToolOutput
 from taor.tools.builtin.search_output import capped, cut_output
+from taor.tools.effects import Effects, string_field, text_argument
 from taor.tools.ripgrep import RgQuery, RgResult, find_rg, run_rg
-from taor.tools.truncation import Limits, limits_for
+from taor.tools.truncation import Limits
 
 DEFAULT_HEAD_LIMIT = 100
+GREP_LIMITS = Limits(chars=20_000, lines=200, mode="tail")
 MAX_LINE_CHARS = 500
 FALLBACK_MAX_MATCHES = 100_000
 _MODES = ("content", "files_with_matches", "count")
@@ -89,6 +91,22 @@ class GrepTool:
     use_ripgrep: bool = True
     limits: Limits | None = None
 
+    @property
+    def output_limits(self) -> Limits:
+        return GREP_LIMITS
+
+    def effects(self, arguments: Mapping[str, Any]) -> Effects:
+        searched = string_field(arguments, "path", ".")
+        pattern, path = text_argument(arguments, "pattern"), text_argument(arguments, "path")
+        summary = None if pattern is None else f'"{pattern}" in {path}' if path else f'"{pattern}"'
+        return Effects(
+            reads=searched,
+            writes_elsewhere=False,
+            subject_style="path",
+            subjects=searched,
+            summary=summary,
+        )
+
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         if context.environment is None:
             return ToolOutput.error("grep needs an execution environment; none was configured.")
@@ -130,7 +148,7 @@ class GrepTool:
         if not found.complete:
             text += f"\n[NOTE: the search may be incomplete: {found.errors[:300] or 'output cut'}]"
         metadata: dict[str, Any] = {"engine": engine, "entries": found.total}
-        return cut_output(text, self.limits or limits_for("grep"), metadata)
+        return cut_output(text, self.limits or GREP_LIMITS, metadata)
 
 
 async def _fallback(environment: Environment, query: RgQuery) -> RgResult:

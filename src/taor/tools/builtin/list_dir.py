@@ -19,6 +19,8 @@ from taor.env.base import DirEntry, EnvError, Environment
 from taor.env.search import GitignoreRule, is_ignored, parse_gitignore
 from taor.tools.base import ToolContext, ToolOutput
 from taor.tools.builtin._common import environment_of, guarded, model_output
+from taor.tools.effects import Effects, path_summary
+from taor.tools.truncation import FALLBACK_LIMITS
 
 DEFAULT_DEPTH = 2
 MAX_DEPTH = 10
@@ -48,6 +50,17 @@ class ListDirTool:
     )
     read_only: bool = True
 
+    def effects(self, arguments: Mapping[str, Any]) -> Effects:
+        path = arguments.get("path", ".")
+        paths = () if path is None else (path if isinstance(path, str) else str(path),)
+        return Effects(
+            reads=paths,
+            writes_elsewhere=False,
+            subject_style="path",
+            subjects=paths,
+            summary=path_summary(arguments),
+        )
+
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         return await guarded(self._list(arguments, context))
 
@@ -65,7 +78,7 @@ class ListDirTool:
             )
         body = "\n".join(lines) or "(empty directory)"
         meta = {"path": path, "entries": len(kept)}
-        return model_output(self.name, f"{path.rstrip('/') or '/'}/\n{body}", meta)
+        return model_output(FALLBACK_LIMITS, f"{path.rstrip('/') or '/'}/\n{body}", meta)
 
 
 def _label(entry: DirEntry) -> str:

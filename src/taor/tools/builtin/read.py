@@ -26,6 +26,8 @@ from taor.tools.builtin.file_kinds import (
     split_lines,
 )
 from taor.tools.builtin.read_many import ReadManyFilesTool
+from taor.tools.effects import Effects, path_argument, path_summary, string_field
+from taor.tools.truncation import Limits
 
 __all__ = [
     "DEFAULT_LINE_LIMIT",
@@ -40,6 +42,7 @@ __all__ = [
 ]
 
 MAX_IMAGE_BYTES = 10 * 1024 * 1024
+READ_LIMITS = Limits(chars=50_000)
 _PATH = {"type": "string", "description": "File path, relative to the workspace root."}
 
 
@@ -67,6 +70,20 @@ class ReadFileTool:
         }
     )
     read_only: bool = True
+
+    @property
+    def output_limits(self) -> Limits:
+        return READ_LIMITS
+
+    def effects(self, arguments: Mapping[str, Any]) -> Effects:
+        paths = path_argument(arguments)
+        return Effects(
+            reads=paths,
+            writes_elsewhere=False,
+            subject_style="path",
+            subjects=string_field(arguments, "path"),
+            summary=path_summary(arguments),
+        )
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         return await guarded(self._read(arguments, context))
@@ -112,7 +129,7 @@ async def _read_lines(env: Environment, path: str, offset: int, limit: int) -> T
     shown = "".join(lines[:limit])
     if not shown:
         if offset == 1:
-            return model_output("read_file", f"({path} is empty.)")
+            return model_output(READ_LIMITS, f"({path} is empty.)")
         total = len(split_lines(await env.read_text(path)))
         return ToolOutput.error(
             f"offset {offset} is past the end of {path!r}, which has {total} lines."
@@ -121,4 +138,4 @@ async def _read_lines(env: Environment, path: str, offset: int, limit: int) -> T
     last = offset + len(lines[:limit]) - 1
     if more:
         body += f"\n[Showing lines {offset}-{last}. More follow: read on with offset={last + 1}.]"
-    return model_output("read_file", body, {"path": path, "first_line": offset, "last_line": last})
+    return model_output(READ_LIMITS, body, {"path": path, "first_line": offset, "last_line": last})

@@ -23,7 +23,8 @@ from taor.tools.builtin.file_kinds import (
     numbered,
     split_lines,
 )
-from taor.tools.truncation import limits_for
+from taor.tools.effects import Effects, files_summary
+from taor.tools.truncation import FALLBACK_LIMITS
 
 _MAX_MANY_FILES = 50
 _GLOB_CHARS = frozenset("*?[")
@@ -57,19 +58,30 @@ class ReadManyFilesTool:
     )
     read_only: bool = True
 
+    def effects(self, arguments: Mapping[str, Any]) -> Effects:
+        given = arguments.get("paths")
+        paths = tuple(str(p) for p in given) if isinstance(given, list | tuple) else ()
+        return Effects(
+            reads=paths,
+            writes_elsewhere=False,
+            subject_style="path",
+            subjects=paths,
+            summary=files_summary(paths) if isinstance(given, list | tuple) else None,
+        )
+
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         return await guarded(self._read(arguments, context))
 
     async def _read(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         env = environment_of(context)
         paths, notes = await _expand(env, [str(p) for p in arguments["paths"]])
-        sections, unread, failures = await _sections(env, paths, limits_for(self.name).chars)
+        sections, unread, failures = await _sections(env, paths, FALLBACK_LIMITS.chars)
         if unread:
             notes.append(
                 f"Not read (over the size budget; ask again for these): {', '.join(unread)}"
             )
         text = "\n\n".join([*sections, *notes])
-        output = model_output(self.name, text, {"paths": paths})
+        output = model_output(FALLBACK_LIMITS, text, {"paths": paths})
         if paths and failures < len(paths):
             return output
         return ToolOutput.error(text or "No files matched.", metadata=output.metadata)

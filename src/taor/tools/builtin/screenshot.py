@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from taor.env.process_group import kill_group
 from taor.llm.types import ImagePart, TextPart
 from taor.tools.base import ToolContext, ToolOutput
+from taor.tools.effects import Effects, string_field, text_argument
 
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
 DEFAULT_WIDTH, DEFAULT_HEIGHT = 1280, 800
@@ -134,6 +135,14 @@ class TakeScreenshotTool:
     default_timeout: float = 30.0
     max_timeout: float = 120.0
     temp_root: str | None = None
+
+    def effects(self, arguments: Mapping[str, Any]) -> Effects:
+        return Effects(
+            writes_elsewhere=False,
+            subject_style="text",
+            subjects=string_field(arguments, "url"),
+            summary=text_argument(arguments, "url"),
+        )
 
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         url = str(arguments["url"]).strip()

@@ -22,10 +22,12 @@ from typing import Any
 
 from taor.env.base import CommandResult, EnvError, Environment, StreamName
 from taor.tools.base import ToolContext, ToolOutput
-from taor.tools.truncation import Limits, limits_for, truncate
+from taor.tools.effects import Effects, string_field, text_argument
+from taor.tools.truncation import Limits, truncate
 
 _LISTED = 10  # entries named per kind of change
 
+SHELL_LIMITS = Limits(chars=30_000, lines=256)
 SHELL_PARAMETERS: Mapping[str, Any] = {
     "type": "object",
     "properties": {
@@ -149,6 +151,20 @@ class ShellTool:
     # answered now (else they verify forever).
     plain: bool = False
 
+    @property
+    def output_limits(self) -> Limits:
+        return SHELL_LIMITS
+
+    def effects(self, arguments: Mapping[str, Any]) -> Effects:
+        command = text_argument(arguments, "command")
+        return Effects(  # a command may change any file: it writes elsewhere
+            runs_commands=True,
+            command=str(arguments.get("command") or ""),
+            subject_style="command",
+            subjects=string_field(arguments, "command"),
+            summary=command,
+        )
+
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         if context.environment is None:
             return ToolOutput.error("shell needs an execution environment; none was configured.")
@@ -175,7 +191,7 @@ class ShellTool:
         return self._output(result, arguments.get("description", ""), changed)
 
     def _output(self, result: CommandResult, description: str, changed: str) -> ToolOutput:
-        cut = truncate(result.output, self.limits or limits_for("shell"))
+        cut = truncate(result.output, self.limits or SHELL_LIMITS)
         metadata = _metadata(result)
         metadata.update(omitted_chars=cut.omitted_chars, omitted_lines=cut.omitted_lines)
         metadata["description"] = description

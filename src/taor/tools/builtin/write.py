@@ -14,6 +14,15 @@ from taor.tools.base import ToolContext, ToolOutput
 from taor.tools.builtin._common import environment_of, guarded, model_output
 from taor.tools.builtin.list_dir import DEFAULT_DEPTH, MAX_DEPTH, MAX_ENTRIES, ListDirTool
 from taor.tools.edit_hints import carries_line_numbers
+from taor.tools.effects import (
+    MAX_TEXT_BYTES,
+    Effects,
+    Texts,
+    path_argument,
+    path_summary,
+    string_field,
+)
+from taor.tools.truncation import Limits
 
 __all__ = [
     "DEFAULT_DEPTH",
@@ -70,6 +79,9 @@ def count_lines(text: str) -> int:
     return text.count("\n") + int(bool(text) and not text.endswith("\n"))
 
 
+WRITE_LIMITS = Limits(chars=1_000, mode="tail")
+
+
 @dataclass(frozen=True, kw_only=True)
 class WriteFileTool:
     """Creates or overwrites a whole file."""
@@ -97,6 +109,29 @@ class WriteFileTool:
     guard_rewrites: bool = False
     _refused: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
 
+    @property
+    def output_limits(self) -> Limits:
+        return WRITE_LIMITS
+
+    def effects(self, arguments: Mapping[str, Any]) -> Effects:
+        paths = path_argument(arguments)
+        content = arguments.get("content")
+
+        def preview(before: Texts) -> Texts | None:
+            if not isinstance(content, str) or len(content.encode()) > MAX_TEXT_BYTES:
+                return None
+            return {str(arguments["path"]): content}
+
+        return Effects(
+            writes=paths,
+            writes_elsewhere=False,
+            subject_style="path",
+            subjects=string_field(arguments, "path"),
+            file_edit=True,
+            summary=path_summary(arguments),
+            preview=preview,
+        )
+
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
         return await guarded(self._write(arguments, context))
 
@@ -115,4 +150,4 @@ class WriteFileTool:
         verb = "Overwrote" if existed else "Created"
         plural = "" if lines == 1 else "s"
         meta = {"path": path, "created": not existed, "lines": lines}
-        return model_output(self.name, f"{verb} {path} ({lines} line{plural}).", meta)
+        return model_output(WRITE_LIMITS, f"{verb} {path} ({lines} line{plural}).", meta)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from taor.agent.context.compaction.elide import elide_old_outputs
-from taor.agent.context.compaction.pinned import Pinned, files_changed
+from taor.agent.context.compaction.pinned import Pinned, Written, builtin_written, files_changed
 from taor.agent.context.compaction.summarize import Summarizer, SummaryOutcome, summarize_middle
 from taor.agent.context.compaction.trim import trim_to_cap
 from taor.agent.context.compaction.view import chars_of, view_problems
@@ -65,6 +65,7 @@ class Compactor:
     plan: str = ""  # pinned: a plan or brief given by the host
     retry: RetryPolicy | None = None
     sleep: Sleep | None = None
+    written: Written = builtin_written  # the files a recorded call writes
 
     def needed(self, tokens: int, window: int) -> bool:
         return window > 0 and tokens >= self.threshold * window
@@ -91,7 +92,7 @@ class Compactor:
         view, method = self._smaller(start, elided, "elide")
         reason = ""
         if self._tokens(tokens_before, start, view) > self.target * window or summary or focus:
-            files = files_changed((*turns, *start))
+            files = files_changed((*turns, *start), self.written)
             outcome = await self._summarize(start, elided, model, window, focus, options, files)
             if outcome.messages is not None:
                 view, method = list(outcome.messages), "summary"

@@ -1,9 +1,11 @@
 """What a summary never replaces: the pinned items, and the head message that carries them.
 
 ``Pinned`` holds the project instructions and a host-given plan or brief (strings) and the files
-changed so far, which ``files_changed`` computes from the record: the paths of the
-``write_file``, ``edit_file`` and ``apply_patch`` calls (Claude-style ``file_path`` and codex
-``input`` arguments too) whose result was not an error.
+changed so far, which ``files_changed`` computes from the record: the files written by the calls
+whose result was not an error, as their tools declare them (``Effects.writes``: write_file,
+edit_file and apply_patch, under every profile's argument names). ``written`` says which files a
+recorded call writes: the session passes its registry's; without one, the built-in tools'
+declarations are asked.
 
 After a summary the view starts with one user message: the first user message as it was, then
 a part with the pinned items, then a part with the summary, each opening with a header that
@@ -13,17 +15,16 @@ compaction refreshes the pinned items and folds the earlier summary into the new
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from taor.agent.policy.subjects import patch_paths
 from taor.agent.record.turns import AssistantTurn, ToolResultsTurn, Turn
 from taor.llm.types import Message, Part, TextPart, ToolCallPart, ToolResultPart
 
 SUMMARY_HEADER = "Summary of earlier work, for context; not a request."
 PINNED_HEADER = "Kept from earlier in this session, for context; not a request."
-_EDIT_TOOLS = frozenset({"write_file", "edit_file"})
+Written = Callable[[ToolCallPart], Sequence[str]]
+"""The files a recorded call writes."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -50,20 +51,17 @@ def summary_block(summary: str) -> str:
     )
 
 
-def call_paths(call: ToolCallPart) -> list[str]:
-    """The paths a file-changing call writes (none for any other tool)."""
-    arguments: Any = call.arguments
-    if call.name in _EDIT_TOOLS:
-        path = arguments.get("path") or arguments.get("file_path")
-        return [path] if isinstance(path, str) and path else []
-    if call.name == "apply_patch":
-        patch = arguments.get("patch") or arguments.get("input")
-        return patch_paths(patch) if isinstance(patch, str) else []
-    return []
+def builtin_written(call: ToolCallPart) -> Sequence[str]:
+    """The files a call writes, as the built-in tool of its name declares them."""
+    from taor.tools.builtin import builtin_effects  # only without the session's registry
+
+    return builtin_effects(call.name, call.arguments).writes
 
 
-def files_changed(history: Iterable[Turn | Message]) -> tuple[str, ...]:
-    """Paths changed by successful write_file / edit_file / apply_patch calls, in order, once."""
+def files_changed(
+    history: Iterable[Turn | Message], written: Written = builtin_written
+) -> tuple[str, ...]:
+    """Paths written by the calls that did not fail, in order, once each."""
     calls: list[ToolCallPart] = []
     failed: set[str] = set()
     for item in history:
@@ -72,7 +70,7 @@ def files_changed(history: Iterable[Turn | Message]) -> tuple[str, ...]:
                 calls.append(part)
             elif isinstance(part, ToolResultPart) and part.is_error:
                 failed.add(part.call_id)
-    paths = (p for c in calls if c.id not in failed for p in call_paths(c))
+    paths = (p for c in calls if c.id not in failed for p in written(c))
     return tuple(dict.fromkeys(paths))
 
 

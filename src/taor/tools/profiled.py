@@ -1,4 +1,4 @@
-"""``ProfiledTool``: a built-in executor offered under a profile's own argument names.
+"""``ProfiledTool``: a tool offered under a profile's own name, schema and argument names.
 
 Each model family's native agent spells its tool arguments its own way (Claude Code's
 ``file_path`` and a shell ``timeout`` in milliseconds, codex's ``input`` for a patch, gemini-cli's
@@ -6,7 +6,9 @@ Each model family's native agent spells its tool arguments its own way (Claude C
 description, and ``translate`` maps the validated arguments onto the executor's own names and
 units before the executor runs, so behaviour (path policy, truncation, errors) stays the
 executor's. A ``translate`` that cannot map the arguments raises ``ToolError``; the registry turns
-it into an ``is_error`` result.
+it into an ``is_error`` result. It forwards what the executor declares: its effects (computed on
+the translated arguments: ``ToolRegistry.prepare`` translates once and asks the executor) and
+its output limits.
 
 ``ArgumentMap`` is the usual ``translate``: renames, divisors (ms to s), shifts (0-based to
 1-based), defaults for missing arguments, and an optional set of keys to keep (the rest dropped,
@@ -19,14 +21,21 @@ import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
-from taor.agent.profiles.repeats import RepeatNotes
 from taor.tools.base import Tool, ToolContext, ToolError, ToolOutput
+from taor.tools.effects import UNDECLARED, DeclaresEffects, DeclaresLimits, Effects
+from taor.tools.truncation import FALLBACK_LIMITS, Limits
 
 Translate = Callable[[Mapping[str, Any]], dict[str, Any]]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+class AfterCall(Protocol):
+    """Looks at a call's output once the executor has run (``RepeatNotes`` is one)."""
+
+    def after(self, arguments: Mapping[str, Any], output: ToolOutput) -> ToolOutput: ...
 
 
 def unchanged(arguments: Mapping[str, Any]) -> dict[str, Any]:
@@ -44,7 +53,7 @@ class ProfiledTool:
     read_only: bool
     executor: Tool
     translate: Translate = unchanged
-    repeats: RepeatNotes | None = None  # when set, a repeated call to no effect is told so
+    repeats: AfterCall | None = None  # when set, a repeated call to no effect is told so
 
     @classmethod
     def over(
@@ -55,7 +64,7 @@ class ProfiledTool:
         parameters: Mapping[str, Any],
         translate: Translate = unchanged,
         name: str | None = None,
-        repeats: RepeatNotes | None = None,
+        repeats: AfterCall | None = None,
     ) -> ProfiledTool:
         """``executor`` under a new schema; the name and ``read_only`` default to its own."""
         return cls(
@@ -68,13 +77,41 @@ class ProfiledTool:
             repeats=repeats,
         )
 
+    @property
+    def output_limits(self) -> Limits:
+        executor = self.executor
+        return executor.output_limits if isinstance(executor, DeclaresLimits) else FALLBACK_LIMITS
+
     def executor_arguments(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """The arguments as the executor names them (what permission subjects should read)."""
+        """The arguments as the executor names them (what its effects are computed on)."""
         return self.translate(arguments)
 
+    def effects(self, arguments: Mapping[str, Any]) -> Effects:
+        """The executor's effects for ``arguments``, given by the executor's names."""
+        executor = self.executor
+        return executor.effects(arguments) if isinstance(executor, DeclaresEffects) else UNDECLARED
+
     async def execute(self, arguments: Mapping[str, Any], context: ToolContext) -> ToolOutput:
-        output = await self.executor.execute(self.executor_arguments(arguments), context)
+        return await self.run_translated(arguments, self.executor_arguments(arguments), context)
+
+    async def run_translated(
+        self, arguments: Mapping[str, Any], translated: Mapping[str, Any], context: ToolContext
+    ) -> ToolOutput:
+        """Run with ``arguments`` already translated (``translated``)."""
+        output = await self.executor.execute(translated, context)
         return self.repeats.after(arguments, output) if self.repeats else output
+
+
+@runtime_checkable
+class Translating(Protocol):
+    """A tool whose executor names its arguments otherwise (``ProfiledTool``): its effects are
+    declared for the translated arguments, and it can run with them translated once."""
+
+    def executor_arguments(self, arguments: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    async def run_translated(
+        self, arguments: Mapping[str, Any], translated: Mapping[str, Any], context: ToolContext
+    ) -> ToolOutput: ...
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
