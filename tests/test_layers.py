@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -106,7 +105,6 @@ def _against(source: str, target: str) -> bool:
     return here in LAYERS and LAYERS.index(there) > LAYERS.index(here)
 
 
-@pytest.mark.xfail(strict=True, reason="loop's helpers still serve other rooms")
 def test_no_two_sub_packages_of_the_agent_import_each_other() -> None:
     between: set[tuple[str, str]] = set()
     for source, target in _edges():

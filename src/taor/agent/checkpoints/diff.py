@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from taor.agent.checkpoints.log import CheckpointLog
-from taor.agent.loop.edit_diff import MAX_BYTES, Texts, read_texts, unified_diff
+from taor.tools.diff import MAX_BYTES, Texts, read_texts, unified_diff
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

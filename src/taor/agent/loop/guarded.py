@@ -13,7 +13,6 @@ from typing import Any
 
 from taor.agent.checkpoints.watch import Watch, watch_for
 from taor.agent.events import ErrorEvent, Event, PermissionDecision, PermissionRequest
-from taor.agent.loop.edit_diff import read_texts, unified_diff
 from taor.agent.policy.decisions import Decision, as_decision
 from taor.agent.policy.hooks import (
     AnswerCall,
@@ -27,6 +26,7 @@ from taor.agent.policy.preview import edit_preview
 from taor.agent.runtime import CanUseTool, Runtime
 from taor.llm.types import ToolCallPart
 from taor.tools.base import ToolContext, ToolOutput
+from taor.tools.diff import read_texts, unified_diff
 from taor.tools.prepared import PreparedCall
 
 Emit = Callable[[Event], None]
@@ -89,7 +89,7 @@ async def _diffed(
     rt: Runtime, prepared: PreparedCall, on_output: Callable[[str], None]
 ) -> ToolOutput:
     """The tool's output; one that names the files it writes gets their diff for the host
-    (``edit_diff``)."""
+    (``taor.tools.diff``)."""
     effects = prepared.effects
     paths = list(effects.writes) if not effects.writes_elsewhere else []
     before = await read_texts(rt.environment, paths) if paths else {}

@@ -5,7 +5,7 @@ A call whose tool declares the files it writes and a preview (``Effects.writes``
 ``Effects.preview``: write_file, edit_file and apply_patch, with the tools' own text logic) has
 those files read through the environment and the preview applied to them in memory: nothing
 is written. The diff is the one ``tool_call_end`` would carry afterwards
-(``taor.agent.loop.edit_diff``).
+(``taor.tools.diff``).
 
 A preview is best effort and cheap: no preview (``""``) for a call that will fail (an
 old_string that does not match, a patch that does not apply), a file the diff would leave out
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import asyncio
 
-from taor.agent.loop.edit_diff import read_texts, unified_diff
 from taor.env.base import Environment
+from taor.tools.diff import read_texts, unified_diff
 from taor.tools.effects import Effects
 
 SECONDS = 1.0  # for reading the files; a slow environment gets no preview

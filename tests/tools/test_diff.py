@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from taor.agent.events import ToolCallEnd
-from taor.agent.loop.edit_diff import NO_NEWLINE, unified_diff
 from taor.agent.session import Session
 from taor.agent.setup import default_tools
 from taor.env.memory import MemoryEnvironment
 from taor.llm.types import ToolCallPart
 from taor.testing import ScriptedModel, text, tool_calls
 from taor.tools.builtin import ApplyPatchTool, builtin_tools
+from taor.tools.diff import NO_NEWLINE, unified_diff
 from taor.tools.prepared import PreparedCall
 from taor.tools.registry import ToolRegistry
 

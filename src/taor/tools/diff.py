@@ -1,7 +1,8 @@
-"""The unified diff of what an editing call changed, for the host: a call whose tool declares
-the files it writes (``Effects.writes``: write_file, edit_file and apply_patch do, under every
-profile's names) gets them read through the environment before and after the call, and
-``tool_call_end`` carries the difference as ``metadata["diff"]``. The model never sees it.
+"""The unified diff of what an editing call changed, for the host (the loop, checkpoints and
+permission previews show it): a call whose tool declares the files it writes
+(``Effects.writes``: write_file, edit_file and apply_patch do, under every profile's names) gets
+them read through the environment before and after the call, and ``tool_call_end`` carries the
+difference as ``metadata["diff"]``. The model never sees it.
 
 Only UTF-8 text files up to ``MAX_BYTES`` are compared (a binary or huge file is left out of
 the diff, never a reason to fail the call); a file that did not exist is ``/dev/null``.
