@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 # Each layer may import the layers listed before it (and itself); never one after it.
