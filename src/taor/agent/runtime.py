@@ -24,7 +24,7 @@ from taor.agent.config import SessionConfig
 from taor.agent.context.ledger import TokenLedger, UsageLedger
 from taor.agent.context.prompt.cache import SystemPrompt
 from taor.agent.cycle_state import Cycle
-from taor.agent.events import Event, SteeringInjected, TurnLimit, WarningEvent
+from taor.agent.events import Event, Numbering, SteeringInjected, TurnLimit, WarningEvent
 from taor.agent.policy.hooks import Hooks
 from taor.agent.policy.loop_detection import LoopDetector
 from taor.agent.policy.permissions import PermissionPolicy
@@ -79,6 +79,7 @@ class Runtime:
         default_factory=lambda: Path(tempfile.gettempdir()) / f"taor-outputs-{uuid.uuid4().hex}"
     )
     owns_checkpoints: bool = True  # False for a subagent: it records into its parent's
+    numbering: Numbering = field(default_factory=Numbering)  # of the events (channel publishes)
     checkpoints: CheckpointLog = field(init=False)
     usage: UsageLedger = field(init=False)
     before: tuple[int, float | None] = field(init=False)  # model calls, cost before a resume
@@ -106,6 +107,8 @@ class Runtime:
         self.permissions = PermissionPolicy(
             self.config.permissions, workspace=self.environment.working_directory()
         )
+        for turn in self.transcript.turns:  # number on after what the history records
+            self.numbering.follow(turn.seq)
         inputs = sum(isinstance(turn, UserTurn) for turn in self.transcript.turns)
         self.checkpoints = CheckpointLog(self.environment, self.checkpoint_dir, turn=inputs)
 
@@ -133,8 +136,10 @@ class Runtime:
         return calls + self.usage.responses, None if cost is None or now is None else cost + now
 
     async def append(self, turn: Turn) -> None:
-        """Record a turn: in the transcript, and in the store when there is one. A user input
-        starts the next checkpoint."""
+        """Record a turn, stamped with the number of the last event published before it: in
+        the transcript, and in the store when there is one. A user input starts the next
+        checkpoint."""
+        turn = dataclasses.replace(turn, seq=self.numbering.last)
         self.transcript.append(turn)
         if isinstance(turn, UserTurn) and self.owns_checkpoints:
             self.checkpoints.start_turn(self.checkpoints.turn + 1)

@@ -32,7 +32,7 @@ from taor.agent.events import (
 )
 from taor.agent.lifecycle import open_session, release
 from taor.agent.policy.hooks import Hooks
-from taor.agent.record.persist import create_store, reopen
+from taor.agent.record.persist import create_store, mark_last_event, reopen
 from taor.agent.record.store import TranscriptStore
 from taor.agent.record.transcript import Transcript
 from taor.agent.record.turns import Turn
@@ -95,7 +95,7 @@ class Session(SessionControl, SessionReports):
             can_use_tool=can_use_tool,
         )
         self._resumed = bool(self._rt.transcript.turns)
-        self._channel = Channel()
+        self._channel = Channel(self._rt.numbering)
         self.subagents = attach_subagents(
             self._rt,
             self.profile,
@@ -150,6 +150,7 @@ class Session(SessionControl, SessionReports):
             model, history=reopened.turns, session_id=reopened.header.session_id, **options
         )
         session._rt.store = reopened.store
+        session._rt.numbering.follow(reopened.last_seq)
         session._notes = reopened.notes
         return session
 
@@ -185,11 +186,10 @@ class Session(SessionControl, SessionReports):
         if self._started:
             return
         self._started = True
-        self._opening = await open_session(
+        opening = await open_session(
             self._rt, self.profile, resumed=self._resumed, notes=self._notes
         )
-        for event in self._opening:
-            self._channel.publish(event)
+        self._opening = tuple(self._channel.publish(event) for event in opening)
 
     async def close(self, reason: str = "closed") -> None:
         """Stop everything, answer pending calls, flush, emit ``session_end``. Idempotent."""
@@ -246,4 +246,8 @@ class Session(SessionControl, SessionReports):
     # --- internals ---
 
     async def _release(self) -> None:
+        if self.subagents is not None:
+            await self.subagents.close_all()  # their last events are numbered before the mark
+        if self._started:  # the number session_end is about to take
+            await mark_last_event(self._rt.store, self._rt.numbering.last + 1)
         await release(self._rt, self.subagents, started=self._started, owns_model=self._owns_model)

@@ -3,19 +3,23 @@
 Reopening repairs what a crash can leave behind: an assistant turn whose tool calls never got
 results (the process died mid-round) gets ``interrupted`` results, written to the file as well,
 so the session continues from a valid transcript and the file stays readable by anyone.
+``mark_last_event`` records the number of a closing session's last event, so that the session
+numbers on from it when it is reopened.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from taor.agent.record.store import JsonlTranscriptStore, TranscriptHeader
+from taor.agent.record.store import JsonlTranscriptStore, TranscriptHeader, TranscriptStore
 from taor.agent.record.transcript import problems, repair
 from taor.agent.record.turns import NoticeTurn, Turn
+from taor.errors import TranscriptError
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -24,6 +28,7 @@ class Reopened:
     header: TranscriptHeader
     turns: list[Turn]
     notes: tuple[str, ...]  # what was skipped or repaired, for a warning
+    last_seq: int = 0  # the highest event number recorded
 
 
 def transcript_name(session_id: str) -> str:
@@ -68,4 +73,19 @@ def reopen(path: str | os.PathLike[str]) -> Reopened:
             store.append_sync(NoticeTurn(text="repaired on load: " + "; ".join(found)))
         notes.append("repaired: " + "; ".join(found))
         turns = fixed
-    return Reopened(store=store, header=loaded.header, turns=turns, notes=tuple(notes))
+    return Reopened(
+        store=store,
+        header=loaded.header,
+        turns=turns,
+        notes=tuple(notes),
+        last_seq=loaded.last_seq,
+    )
+
+
+async def mark_last_event(store: TranscriptStore | None, seq: int) -> None:
+    """Record ``seq`` as the number of the session's last event (a mark: see
+    ``taor.agent.record.turns``); a store already closed is left as it is."""
+    if store is None:
+        return
+    with contextlib.suppress(TranscriptError):
+        await store.append(NoticeTurn(text="", seq=seq))

@@ -16,6 +16,14 @@ Requests are derived from turns (``taor.agent.record.transcript.to_messages``), 
   loop detection, from a hook, or the request for a last summary at a limit. Sent as user text.
 - ``NoticeTurn``: something that happened, for people reading the transcript (an interrupt, a
   compaction, a model switch). Not sent to the model.
+
+Every turn a session records carries ``seq``, the number of the last event the session had
+published then (``taor.agent.events.Numbering``; None in transcripts written before events were
+numbered, and in turns made by hand). A session that closes records the number of its last
+event, ``session_end``, in a notice without text (``is_mark``); loading leaves such a mark out
+of the turns. A resumed session numbers on from the highest number its transcript records; after
+a crash, the events published after the last record were never recorded, and their numbers may
+be given again.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ class UserTurn:
     kind: Literal["user"] = "user"
     content: tuple[TextPart | ImagePart, ...]
     timestamp: float = field(default_factory=time.time)
+    seq: int | None = field(default=None, compare=False)
 
     @property
     def text(self) -> str:
@@ -55,6 +64,7 @@ class AssistantTurn:
     session_calls: int = 0
     session_cost: float | None = None
     timestamp: float = field(default_factory=time.time)
+    seq: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -62,6 +72,7 @@ class ToolResultsTurn:
     kind: Literal["tool_results"] = "tool_results"
     results: tuple[ToolResultPart, ...]
     timestamp: float = field(default_factory=time.time)
+    seq: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -70,6 +81,7 @@ class SteeringTurn:
     text: str
     source: SteeringSource = "user"
     timestamp: float = field(default_factory=time.time)
+    seq: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -82,8 +94,14 @@ class NoticeTurn:
     text: str
     refused_input: bool = False
     timestamp: float = field(default_factory=time.time)
+    seq: int | None = field(default=None, compare=False)
 
 
 Turn: TypeAlias = UserTurn | AssistantTurn | ToolResultsTurn | SteeringTurn | NoticeTurn
 
 TURN_TYPES: tuple[type[Turn], ...] = Turn.__args__
+
+
+def is_mark(turn: Turn) -> bool:
+    """Whether ``turn`` only records the number of a session's last event (see above)."""
+    return isinstance(turn, NoticeTurn) and not turn.text and turn.seq is not None
