@@ -24,7 +24,15 @@ from taor.agent.config import SessionConfig
 from taor.agent.context.ledger import TokenLedger, UsageLedger
 from taor.agent.context.prompt.cache import SystemPrompt
 from taor.agent.cycle_state import Cycle
-from taor.agent.events import Event, Numbering, SteeringInjected, TurnLimit, WarningEvent
+from taor.agent.events import (
+    Event,
+    Numbering,
+    PermissionRequest,
+    SteeringInjected,
+    TurnLimit,
+    WarningEvent,
+)
+from taor.agent.policy.decisions import Decision
 from taor.agent.policy.hooks import Hooks
 from taor.agent.policy.loop_detection import LoopDetector
 from taor.agent.policy.permissions import PermissionPolicy
@@ -51,7 +59,7 @@ class Runtime:
     """What lives for the whole session (``cycle`` is the current input's). ``state`` is
     derived from three facts, each with one owner: ``busy`` (the driver: an input is running or
     queued), ``compacting`` (the compaction step) and ``permission_waiters`` (the permission
-    step, while the host is asked)."""
+    step, while the host is asked; ``parked`` before a resumed session asks again)."""
 
     session_id: str
     model: Model
@@ -70,6 +78,8 @@ class Runtime:
     busy: bool = False
     compacting: bool = False
     permission_waiters: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
+    parked: PermissionRequest | None = None  # to ask again: resumed from a parked round
+    parked_answer: Decision | None = None  # the host's answer to it, given before it was asked
     steering: deque[str] = field(default_factory=deque)
     compaction_requests: list[str] = field(default_factory=list)  # Session.compact focuses
     compaction_floor: int = 0  # no threshold compaction below this estimate (see compact_step)
@@ -89,7 +99,7 @@ class Runtime:
 
     @property
     def state(self) -> SessionState:
-        if self.permission_waiters:
+        if self.permission_waiters or self.parked is not None:
             return "awaiting_permission"
         if self.compacting:
             return "compacting"

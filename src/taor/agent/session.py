@@ -7,7 +7,9 @@ A session owns a driver task that runs queued inputs one cycle at a time through
 ``follow_up``, ``compact``, ``interrupt``, ``decide``, ``configure``: ``taor.agent.control``)
 and ``close`` may come at any time and are acknowledged by events.
 
-States: ``idle``, ``running``, ``awaiting_permission``, ``compacting``, ``closed``.
+States: ``idle``, ``running``, ``awaiting_permission``, ``compacting``, ``closed``. A session with a
+transcript store that is closed while it waits for a permission answer is parked: reopened
+(``resume``, in any process), it waits on the same request (``taor.agent.record.parking``).
 An interrupt stops the current cycle (inputs queued after it still run); ``close`` stops
 everything: the stream, every process group of the environment, queued inputs; pending calls get
 synthetic results, the store is flushed, ``session_end`` is the last event.
@@ -27,6 +29,7 @@ from taor.agent.control import SessionControl
 from taor.agent.driver import Driver
 from taor.agent.events import (
     Event,
+    PermissionRequest,
     ProcessingEnd,
     SessionEnd,
 )
@@ -144,7 +147,9 @@ class Session(SessionControl, SessionReports):
         **options: Unpack[SessionOptions],
     ) -> Session:
         """Reopen the session recorded at ``path`` and continue it (same id, same file;
-        ``options``: the keyword arguments of ``Session`` other than history and id)."""
+        ``options``: the keyword arguments of ``Session`` other than history and id). A session
+        closed while it waited for a permission answer resumes waiting: ``parked`` is the
+        request, which ``start`` asks again (the same request id) before any input runs."""
         reopened = reopen(path)
         session = cls(
             model, history=reopened.turns, session_id=reopened.header.session_id, **options
@@ -152,6 +157,8 @@ class Session(SessionControl, SessionReports):
         session._rt.store = reopened.store
         session._rt.numbering.follow(reopened.last_seq)
         session._notes = reopened.notes
+        if reopened.parked is not None:  # closed while it waited for a permission answer
+            session._driver.go_on(reopened.parked)
         return session
 
     # --- facts ---
@@ -159,6 +166,12 @@ class Session(SessionControl, SessionReports):
     @property
     def state(self) -> SessionState:
         return "closed" if self._driver.closed else self._rt.state
+
+    @property
+    def parked(self) -> PermissionRequest | None:
+        """The permission request a resumed session waits on since before it was parked, until
+        it is asked again; ``decide`` answers it at any time."""
+        return self._rt.parked
 
     @property
     def history(self) -> list[Turn]:
@@ -190,6 +203,8 @@ class Session(SessionControl, SessionReports):
             self._rt, self.profile, resumed=self._resumed, notes=self._notes
         )
         self._opening = tuple(self._channel.publish(event) for event in opening)
+        if self._rt.parked is not None:  # resumed waiting for an answer: ask it again now
+            self._driver.wake()
 
     async def close(self, reason: str = "closed") -> None:
         """Stop everything, answer pending calls, flush, emit ``session_end``. Idempotent."""
