@@ -194,7 +194,9 @@ async def test_an_interrupt_of_the_resumed_round_answers_it_as_an_interrupt_woul
     session = Session.resume(path, model, environment=LocalEnvironment(str(workdir)), config=CONFIG)
     async with session:
         async for event in session.events():
-            if isinstance(event, PermissionRequest):
+            if isinstance(event, PermissionRequest):  # asked again, still to be answered
+                assert session.parked is not None
+                assert session.parked.request_id == event.request_id
                 session.interrupt()
             if isinstance(event, ProcessingEnd):
                 assert event.stop_reason == "interrupted"

@@ -78,7 +78,7 @@ class Runtime:
     busy: bool = False
     compacting: bool = False
     permission_waiters: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
-    parked: PermissionRequest | None = None  # to ask again: resumed from a parked round
+    parked: PermissionRequest | None = None  # resumed waiting on it, until it is answered
     parked_answer: Decision | None = None  # the host's answer to it, given before it was asked
     steering: deque[str] = field(default_factory=deque)
     compaction_requests: list[str] = field(default_factory=list)  # Session.compact focuses

@@ -170,7 +170,7 @@ class Session(SessionControl, SessionReports):
     @property
     def parked(self) -> PermissionRequest | None:
         """The permission request a resumed session waits on since before it was parked, until
-        it is asked again; ``decide`` answers it at any time."""
+        it is answered; ``decide`` answers it at any time, also before ``start`` asks it again."""
         return self._rt.parked
 
     @property

@@ -34,6 +34,8 @@ async def record_question(rt: Runtime, request: PermissionRequest) -> None:
 
 async def record_answer(rt: Runtime, request: PermissionRequest, decision: Decision) -> None:
     """The answer to the question ``record_question`` wrote (from the host, or the default)."""
+    if rt.parked is not None and rt.parked.request_id == request.request_id:
+        forget_parked(rt)  # answered: the resumed session waits no more
     if rt.cycle.asked is None or rt.cycle.asked.request_id != request.request_id:
         return
     rt.cycle.asked = None
@@ -54,15 +56,15 @@ def answer_early(rt: Runtime, request_id: str, decision: Decision) -> bool:
 def settle_early(rt: Runtime, request_id: str, future: asyncio.Future[Decision]) -> None:
     """Once the request a resumed session was parked on is asked again: the host's answer
     given before that (``Session.decide``), if any, settles it."""
-    if rt.parked is None or rt.parked.request_id != request_id:
+    if rt.parked is None or rt.parked.request_id != request_id or rt.parked_answer is None:
         return
-    answer, rt.parked, rt.parked_answer = rt.parked_answer, None, None
-    if answer is not None:
-        future.set_result(answer)
+    future.set_result(rt.parked_answer)
+    rt.parked_answer = None
 
 
 def forget_parked(rt: Runtime) -> None:
-    """The resumed round is over (or never asked again: the policy settled the call)."""
+    """The parked request is answered, or the resumed round is over (the policy of this
+    session may have settled the call without asking)."""
     rt.parked, rt.parked_answer = None, None
 
 
