@@ -62,6 +62,7 @@ def test_stream_json_is_every_event_then_the_result(
     kinds = [line.get("kind") for line in lines[:-1]]
     assert kinds[0] == "session_start" and "tool_call_end" in kinds
     assert kinds[-1] == "processing_end"
+    assert [line["seq"] for line in lines[:-1]] == list(range(1, len(lines)))  # SSE-style ids
     assert lines[-1]["type"] == "result" and lines[-1]["result"] == "Empty."
 
 

@@ -7,13 +7,16 @@ union) and ``taor.agent.record.codec`` turns events and turns into JSON and back
 
 The map, from the host down:
 
-- ``session``: the ``Session`` a host holds; ``driver`` runs its inputs one cycle at a time and
-  turns interrupts and close into a clean end; ``channel`` delivers events to every reader;
+- ``session``: the ``Session`` a host holds (``session_like``: the protocol a remote session
+  meets to stand in for it); ``driver`` runs its inputs one cycle at a time and turns
+  interrupts and close into a clean end; ``channel`` numbers events and delivers them to every
+  reader;
   ``setup`` resolves the model, environment, tools and profile; ``result`` is ``RunResult``.
 - ``loop/``: one cycle, read top to bottom in ``loop/cycle.py``: the model call
   (``loop/model_call.py``) and the tool round (``loop/tool_round.py``, each call through
   ``loop/guarded.py``), and the steps that end a cycle.
-- ``record/``: turns, the transcript and its validator, the JSON codec, the JSONL store.
+- ``record/``: turns, the transcript and its validator, the JSON codec, the JSONL store, and
+  the permission waits a parked session resumes (``record/parking.py``, ``loop/parking.py``).
 - ``policy/``: permissions and their rules, hooks, loop detection.
 - ``context/``: the system prompt, token and usage ledgers, compaction.
 - ``profiles/``: per-provider tool sets and prompts; ``subagents/``: child sessions.
@@ -45,6 +48,7 @@ from taor.agent.record.turns import (
 )
 from taor.agent.result import RunResult
 from taor.agent.session import Session
+from taor.agent.session_like import SessionLike
 from taor.agent.setup import default_tools
 
 __all__ = [
@@ -68,6 +72,7 @@ __all__ = [
     "RunResult",
     "Session",
     "SessionConfig",
+    "SessionLike",
     "SteeringTurn",
     "ToolCallInfo",
     "ToolResultsTurn",

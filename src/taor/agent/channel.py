@@ -1,10 +1,14 @@
 """Event delivery from the loop to any number of subscribers, without ever blocking the loop.
 
+Publishing numbers each event (``seq``, from the session's ``Numbering``): every subscriber
+sees the same numbers. An event relayed from a subagent is numbered again, in this stream.
+
 Each subscriber has its own unbounded queue, so a consumer that stops reading never stalls tool
 execution. Under backpressure (a backlog of ``coalesce_after`` events or more) a new text,
 thinking or tool-output delta is merged into the delta at the back of the queue when both belong
-to the same stream, so a slow reader gets fewer, longer deltas; other events are never merged or
-dropped. A merged tool-output delta keeps at most ``max_delta_chars`` (head and tail, with a
+to the same stream, so a slow reader gets fewer, longer deltas (a merged delta has the number of the last delta
+in it, so a reader that resumes after that number misses nothing and sees nothing twice); other
+events are never merged or dropped. A merged tool-output delta keeps at most ``max_delta_chars`` (head and tail, with a
 marker): the whole output still arrives in ``tool_call_end`` (see its ``output_file``).
 
 A reader holds only what it has not read yet: a subscriber whose ``until`` event has arrived
@@ -24,6 +28,7 @@ from typing import Any
 from taor.agent.events import (
     AssistantTextDelta,
     Event,
+    Numbering,
     ThinkingDelta,
     ToolCallOutputDelta,
 )
@@ -47,6 +52,16 @@ def _joined(first: str, second: str) -> str:
         return text
     half = MAX_DELTA_CHARS // 2
     return f"{text[:half]}\n[... output skipped while the reader was behind ...]\n{text[-half:]}"
+
+
+def _numbered(event: Event, seq: int) -> Event:
+    """``event`` with its number. An event not numbered yet was made for this stream and no
+    one holds it: it is numbered in place (a copy per event would cost as much as making it);
+    one numbered before (a subagent's, relayed) is copied."""
+    if event.seq:
+        return dataclasses.replace(event, seq=seq)
+    object.__setattr__(event, "seq", seq)  # frozen for readers; completed before any has it
+    return event
 
 
 class Subscriber:
@@ -73,7 +88,8 @@ class Subscriber:
             and _mergeable(items[-1], event)
         ):
             last: Any = items[-1]
-            items[-1] = dataclasses.replace(last, delta=_joined(last.delta, event.delta))
+            delta = _joined(last.delta, event.delta)
+            items[-1] = dataclasses.replace(last, delta=delta, seq=event.seq)
         else:
             items.append(event)
         self._wakeup.set()
@@ -100,11 +116,12 @@ class Subscriber:
 
 
 class Channel:
-    """Publishes each event to every current subscriber."""
+    """Numbers each event and publishes it to every current subscriber."""
 
-    def __init__(self) -> None:
+    def __init__(self, numbering: Numbering | None = None) -> None:
         self._subscribers: list[Subscriber] = []
         self._closed = False
+        self.numbering = numbering or Numbering()
 
     def subscribe(self, until: Callable[[Event], bool] | None = None) -> Subscriber:
         """A new reader; on a closed channel one that ends at once (never a reader that waits
@@ -121,11 +138,14 @@ class Channel:
         if subscriber in self._subscribers:
             self._subscribers.remove(subscriber)
 
-    def publish(self, event: Event) -> None:
+    def publish(self, event: Event) -> Event:
+        """Number ``event``, deliver it; returns it numbered."""
+        event = _numbered(event, self.numbering.take())
         for subscriber in self._subscribers:
             subscriber.put(event)
         if any(subscriber.closed for subscriber in self._subscribers):
             self._subscribers = [s for s in self._subscribers if not s.closed]
+        return event
 
     def stream(self, until: Callable[[Event], bool] | None = None) -> EventStream:
         """A new reader as an async iterator that unsubscribes when done, closed or dropped."""

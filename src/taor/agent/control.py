@@ -21,6 +21,7 @@ from taor.agent.config import SessionConfig
 from taor.agent.driver import Driver
 from taor.agent.events import FollowUpQueued, SteeringQueued, SystemPromptChanged
 from taor.agent.lifecycle import build_prompt
+from taor.agent.loop.parking import answer_early
 from taor.agent.policy.decisions import Decision
 from taor.agent.profiles import Profile
 from taor.agent.runtime import Runtime
@@ -93,6 +94,8 @@ class SessionControl:
         Any other answer raises ``SessionError`` and leaves the request pending."""
         decision = Decision.of(decision, message)
         future = None if agent_id else self._rt.permission_waiters.get(request_id)
+        if future is None and not agent_id and answer_early(self._rt, request_id, decision):
+            return  # a resumed session's parked request, before it is asked again
         if future is None or future.done():
             decide_for_child(self.subagents, request_id, decision, message, agent_id)
             return

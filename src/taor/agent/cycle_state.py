@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from taor.agent.events import StopReason
+from taor.agent.events import PermissionRequest, StopReason
 from taor.errors import ProviderError
+from taor.llm.types import ToolResultPart
 
 
 @dataclass(kw_only=True, slots=True)
@@ -17,7 +18,9 @@ class Cycle:
     ``model_calls`` the requests sent to the model (retries and cut-off calls included);
     ``running_calls`` the tool calls started and not ended (id -> name); ``stopping`` is set by
     an interrupt, a close or the wall-time deadline just before they cancel the cycle's task;
-    ``failure`` is the provider error that ended it."""
+    ``failure`` is the provider error that ended it. ``results`` are the results of the tool
+    round running (by call id); ``asked`` is the permission request recorded as put to a
+    person and not answered yet (a close then parks the round: ``taor.agent.loop.parking``)."""
 
     started: float = 0.0
     rounds: int = 0
@@ -26,6 +29,8 @@ class Cycle:
     running_calls: dict[str, str] = field(default_factory=dict)
     stopping: StopReason | None = None
     failure: ProviderError | None = None
+    results: dict[str, ToolResultPart] = field(default_factory=dict)
+    asked: PermissionRequest | None = None
 
     @property
     def stop_notice(self) -> str:

@@ -6,7 +6,8 @@ One task takes inputs from the queue and runs each through the turn loop in a ta
 ``interrupted``, ``processing_end``); an input interrupted before its first step is recorded as a
 user turn, then ends with those two events. ``close`` drops queued inputs, stops the current
 cycle, waits for the driver, releases the session's resources and publishes ``session_end``; an
-authentication failure closes the session the same way.
+authentication failure closes the session the same way. A resumed session that was parked
+waiting for a permission answer runs that round first (``go_on``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ from taor.agent.channel import Channel
 from taor.agent.context.compact_step import run_requested
 from taor.agent.events import Event, Interrupted, ProcessingEnd, SessionEnd, UserInput
 from taor.agent.loop.cycle import run_cycle
-from taor.agent.record.turns import UserTurn
+from taor.agent.loop.parking import forget_parked
+from taor.agent.loop.steps import settle_pending
+from taor.agent.record.parking import ParkedRound
+from taor.agent.record.turns import NoticeTurn, UserTurn
 from taor.agent.runtime import Runtime
 from taor.errors import AuthenticationError, SessionClosedError, SessionError
 from taor.llm.types import ImagePart, TextPart
@@ -38,7 +42,7 @@ class Driver:
     ) -> None:
         self._rt, self._channel = rt, channel
         self._start, self._release = start, release
-        self._queue: deque[tuple[int, str, tuple[ImagePart, ...]]] = deque()
+        self._queue: deque[tuple[int, str, tuple[ImagePart, ...], ParkedRound | None]] = deque()
         self._cycles = itertools.count(1)
         self._task: asyncio.Task[None] | None = None
         self._current: asyncio.Task[None] | None = None
@@ -60,9 +64,15 @@ class Driver:
         if not isinstance(text, str) or not text.strip():
             raise SessionError("The input is empty; give the agent something to do.")
         cycle = next(self._cycles)
-        self._queue.append((cycle, text, images))
+        self._queue.append((cycle, text, images, None))
         self.wake()
         return cycle
+
+    def go_on(self, parked: ParkedRound) -> None:
+        """Queue the round a resumed session was parked in, waiting for a permission answer:
+        the first cycle, run once the session starts (``taor.agent.loop.parking``)."""
+        self._queue.append((next(self._cycles), "", (), parked))
+        self._rt.parked = parked.request
 
     def wake(self) -> None:
         """Start the driver task unless it runs (it ends when there is nothing to do)."""
@@ -93,16 +103,18 @@ class Driver:
             if self._rt.compaction_requests:  # Session.compact between cycles
                 await self._between_cycles()
                 continue
-            cycle, text, images = self._queue.popleft()
+            cycle, text, images, parked = self._queue.popleft()
             self._rt.busy = True
             self._rt.new_cycle()
             recorded = len(self._rt.transcript.turns)
-            self._current = asyncio.create_task(self._run_cycle(cycle, text, images))
+            self._current = asyncio.create_task(self._run_cycle(cycle, text, images, parked))
             if self._interrupt_next:
                 self._interrupt_next = False
                 self.interrupt()
             await asyncio.wait([self._current])
-            if self._ended != cycle:  # cancelled before its first step: nothing went out
+            if self._ended != cycle and parked is not None:
+                await self._end_unstarted_round(cycle, parked)
+            elif self._ended != cycle:  # cancelled before its first step: nothing went out
                 await self._end_unstarted(cycle, text, images, recorded)
             self._current = None
             self._rt.busy = bool(self._queue)
@@ -122,8 +134,10 @@ class Driver:
             async for event in events:
                 self._channel.publish(event)
 
-    async def _run_cycle(self, cycle: int, text: str, images: tuple[ImagePart, ...]) -> None:
-        async with aclosing(run_cycle(self._rt, cycle, text, images)) as events:
+    async def _run_cycle(
+        self, cycle: int, text: str, images: tuple[ImagePart, ...], parked: ParkedRound | None
+    ) -> None:
+        async with aclosing(run_cycle(self._rt, cycle, text, images, parked=parked)) as events:
             async for event in events:
                 if isinstance(event, ProcessingEnd):
                     self._ended = cycle
@@ -145,6 +159,18 @@ class Driver:
         self._settle_state()
         self._channel.publish(ProcessingEnd(cycle=cycle, stop_reason=stop or "closed"))
 
+    async def _end_unstarted_round(self, cycle: int, parked: ParkedRound) -> None:
+        """A parked round stopped before it went on: a close leaves it parked; an interrupt
+        answers it (the recorded results, ``interrupted`` for the rest), as it would have."""
+        stop = self._rt.cycle.stopping
+        forget_parked(self._rt)
+        if stop != "closed":
+            await settle_pending(self._rt, dict(parked.done), "interrupted")
+            await self._rt.append(NoticeTurn(text=self._rt.cycle.stop_notice))
+            self._channel.publish(Interrupted(reason=self._rt.cycle.stop_notice))
+        self._settle_state()
+        self._channel.publish(ProcessingEnd(cycle=cycle, stop_reason=stop or "closed"))
+
     def _settle_state(self) -> None:
         """Before ``processing_end`` goes out, so a host that reads ``state`` on it sees
         ``idle`` (or ``running`` when another input is queued)."""
@@ -152,8 +178,9 @@ class Driver:
 
     async def _shutdown(self, reason: str) -> None:
         self.closed = True
-        for cycle, *_ in self._queue:
-            self._channel.publish(ProcessingEnd(cycle=cycle, stop_reason="closed"))
+        for cycle, _, _, parked in self._queue:
+            if parked is None:  # a parked round stays as it is: it never started here
+                self._channel.publish(ProcessingEnd(cycle=cycle, stop_reason="closed"))
         self._queue.clear()
         current = self._current
         if current is not None and not current.done():

@@ -24,7 +24,15 @@ from taor.agent.config import SessionConfig
 from taor.agent.context.ledger import TokenLedger, UsageLedger
 from taor.agent.context.prompt.cache import SystemPrompt
 from taor.agent.cycle_state import Cycle
-from taor.agent.events import Event, SteeringInjected, TurnLimit, WarningEvent
+from taor.agent.events import (
+    Event,
+    Numbering,
+    PermissionRequest,
+    SteeringInjected,
+    TurnLimit,
+    WarningEvent,
+)
+from taor.agent.policy.decisions import Decision
 from taor.agent.policy.hooks import Hooks
 from taor.agent.policy.loop_detection import LoopDetector
 from taor.agent.policy.permissions import PermissionPolicy
@@ -51,7 +59,7 @@ class Runtime:
     """What lives for the whole session (``cycle`` is the current input's). ``state`` is
     derived from three facts, each with one owner: ``busy`` (the driver: an input is running or
     queued), ``compacting`` (the compaction step) and ``permission_waiters`` (the permission
-    step, while the host is asked)."""
+    step, while the host is asked; ``parked`` before a resumed session asks again)."""
 
     session_id: str
     model: Model
@@ -70,6 +78,8 @@ class Runtime:
     busy: bool = False
     compacting: bool = False
     permission_waiters: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
+    parked: PermissionRequest | None = None  # resumed waiting on it, until it is answered
+    parked_answer: Decision | None = None  # the host's answer to it, given before it was asked
     steering: deque[str] = field(default_factory=deque)
     compaction_requests: list[str] = field(default_factory=list)  # Session.compact focuses
     compaction_floor: int = 0  # no threshold compaction below this estimate (see compact_step)
@@ -79,6 +89,7 @@ class Runtime:
         default_factory=lambda: Path(tempfile.gettempdir()) / f"taor-outputs-{uuid.uuid4().hex}"
     )
     owns_checkpoints: bool = True  # False for a subagent: it records into its parent's
+    numbering: Numbering = field(default_factory=Numbering)  # of the events (channel publishes)
     checkpoints: CheckpointLog = field(init=False)
     usage: UsageLedger = field(init=False)
     before: tuple[int, float | None] = field(init=False)  # model calls, cost before a resume
@@ -88,7 +99,7 @@ class Runtime:
 
     @property
     def state(self) -> SessionState:
-        if self.permission_waiters:
+        if self.permission_waiters or self.parked is not None:
             return "awaiting_permission"
         if self.compacting:
             return "compacting"
@@ -106,6 +117,8 @@ class Runtime:
         self.permissions = PermissionPolicy(
             self.config.permissions, workspace=self.environment.working_directory()
         )
+        for turn in self.transcript.turns:  # number on after what the history records
+            self.numbering.follow(turn.seq)
         inputs = sum(isinstance(turn, UserTurn) for turn in self.transcript.turns)
         self.checkpoints = CheckpointLog(self.environment, self.checkpoint_dir, turn=inputs)
 
@@ -133,8 +146,10 @@ class Runtime:
         return calls + self.usage.responses, None if cost is None or now is None else cost + now
 
     async def append(self, turn: Turn) -> None:
-        """Record a turn: in the transcript, and in the store when there is one. A user input
-        starts the next checkpoint."""
+        """Record a turn, stamped with the number of the last event published before it: in
+        the transcript, and in the store when there is one. A user input starts the next
+        checkpoint."""
+        turn = dataclasses.replace(turn, seq=self.numbering.last)
         self.transcript.append(turn)
         if isinstance(turn, UserTurn) and self.owns_checkpoints:
             self.checkpoints.start_turn(self.checkpoints.turn + 1)

@@ -7,7 +7,9 @@ A session owns a driver task that runs queued inputs one cycle at a time through
 ``follow_up``, ``compact``, ``interrupt``, ``decide``, ``configure``: ``taor.agent.control``)
 and ``close`` may come at any time and are acknowledged by events.
 
-States: ``idle``, ``running``, ``awaiting_permission``, ``compacting``, ``closed``.
+States: ``idle``, ``running``, ``awaiting_permission``, ``compacting``, ``closed``. A session with a
+transcript store that is closed while it waits for a permission answer is parked: reopened
+(``resume``, in any process), it waits on the same request (``taor.agent.record.parking``).
 An interrupt stops the current cycle (inputs queued after it still run); ``close`` stops
 everything: the stream, every process group of the environment, queued inputs; pending calls get
 synthetic results, the store is flushed, ``session_end`` is the last event.
@@ -27,12 +29,13 @@ from taor.agent.control import SessionControl
 from taor.agent.driver import Driver
 from taor.agent.events import (
     Event,
+    PermissionRequest,
     ProcessingEnd,
     SessionEnd,
 )
 from taor.agent.lifecycle import open_session, release
 from taor.agent.policy.hooks import Hooks
-from taor.agent.record.persist import create_store, reopen
+from taor.agent.record.persist import create_store, mark_last_event, reopen
 from taor.agent.record.store import TranscriptStore
 from taor.agent.record.transcript import Transcript
 from taor.agent.record.turns import Turn
@@ -98,7 +101,7 @@ class Session(SessionControl, SessionReports):
             can_use_tool=can_use_tool,
         )
         self._resumed = bool(self._rt.transcript.turns)
-        self._channel = Channel()
+        self._channel = Channel(self._rt.numbering)
         self.subagents = attach_subagents(
             self._rt,
             self.profile,
@@ -147,13 +150,18 @@ class Session(SessionControl, SessionReports):
         **options: Unpack[SessionOptions],
     ) -> Session:
         """Reopen the session recorded at ``path`` and continue it (same id, same file;
-        ``options``: the keyword arguments of ``Session`` other than history and id)."""
+        ``options``: the keyword arguments of ``Session`` other than history and id). A session
+        closed while it waited for a permission answer resumes waiting: ``parked`` is the
+        request, which ``start`` asks again (the same request id) before any input runs."""
         reopened = reopen(path)
         session = cls(
             model, history=reopened.turns, session_id=reopened.header.session_id, **options
         )
         session._rt.store = reopened.store
+        session._rt.numbering.follow(reopened.last_seq)
         session._notes = reopened.notes
+        if reopened.parked is not None:  # closed while it waited for a permission answer
+            session._driver.go_on(reopened.parked)
         return session
 
     # --- facts ---
@@ -161,6 +169,12 @@ class Session(SessionControl, SessionReports):
     @property
     def state(self) -> SessionState:
         return "closed" if self._driver.closed else self._rt.state
+
+    @property
+    def parked(self) -> PermissionRequest | None:
+        """The permission request a resumed session waits on since before it was parked, until
+        it is answered; ``decide`` answers it at any time, also before ``start`` asks it again."""
+        return self._rt.parked
 
     @property
     def history(self) -> list[Turn]:
@@ -188,11 +202,12 @@ class Session(SessionControl, SessionReports):
         if self._started:
             return
         self._started = True
-        self._opening = await open_session(
+        opening = await open_session(
             self._rt, self.profile, resumed=self._resumed, notes=self._notes
         )
-        for event in self._opening:
-            self._channel.publish(event)
+        self._opening = tuple(self._channel.publish(event) for event in opening)
+        if self._rt.parked is not None:  # resumed waiting for an answer: ask it again now
+            self._driver.wake()
 
     async def close(self, reason: str = "closed") -> None:
         """Stop everything, answer pending calls, flush, emit ``session_end``. Idempotent."""
@@ -256,4 +271,8 @@ class Session(SessionControl, SessionReports):
     # --- internals ---
 
     async def _release(self) -> None:
+        if self.subagents is not None:
+            await self.subagents.close_all()  # their last events are numbered before the mark
+        if self._started:  # the number session_end is about to take
+            await mark_last_event(self._rt.store, self._rt.numbering.last + 1)
         await release(self._rt, self.subagents, started=self._started, owns_model=self._owns_model)

@@ -140,6 +140,7 @@ def test_kind_comes_first_and_none_defaults_are_left_out() -> None:
         "kind",
         "timestamp",
         "agent_id",
+        "seq",
         "delta",
     ]
     assert to_json(TextPart(text="x")) == {"kind": "text", "text": "x"}

@@ -3,6 +3,7 @@
 Every event is a frozen, keyword-only dataclass with a ``kind`` literal; ``Event`` is their
 union. Each carries ``timestamp`` (seconds since the epoch) and ``agent_id`` (empty for the
 session itself, the child's id for events of a subagent relayed to its parent).
+``seq`` is its number in the session's stream, given as the session publishes it (``Numbering``).
 ``taor.agent.record.codec`` turns any event into a JSON object and back.
 
 A cycle (one input) runs: ``user_input``, then per model call ``assistant_text_start`` /
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-from taor.agent.events.base import DecisionKind, EventBase, LimitName, StopReason
+from taor.agent.events.base import DecisionKind, EventBase, LimitName, Numbering, StopReason
 from taor.agent.events.control import (
     Compaction,
     ErrorEvent,
@@ -98,6 +99,7 @@ __all__ = [
     "Interrupted",
     "LimitName",
     "LoopDetection",
+    "Numbering",
     "PermissionDecision",
     "PermissionRequest",
     "ProcessingEnd",

@@ -1,4 +1,4 @@
-"""What every event shares, and the vocabularies events use."""
+"""What every event shares, and the vocabularies events use; how a session numbers its events."""
 
 from __future__ import annotations
 
@@ -21,7 +21,31 @@ DecisionKind = Literal["allow", "allow_always", "deny"]
 @dataclass(frozen=True, kw_only=True, slots=True)
 class EventBase:
     """``timestamp``: seconds since the epoch; ``agent_id``: empty for the session's own
-    events, the child's id (``child/grandchild`` deeper) for a subagent's."""
+    events, the child's id (``child/grandchild`` deeper) for a subagent's; ``seq``: the
+    event's number in the session's stream (``Numbering``), 0 for an event not published."""
 
     timestamp: float = field(default_factory=time.time)
     agent_id: str = ""
+    seq: int = 0
+
+
+class Numbering:
+    """The numbers a session gives its events as it publishes them: 1, 2, 3, ... unique and
+    increasing for the session's whole life, across its cycles and its resumes (a resumed
+    session numbers on from the highest number its transcript records; see
+    ``taor.agent.record.turns``). A subagent's events are numbered again as they reach the
+    parent's stream: each stream's numbers are its own. SSE's ``Last-Event-ID`` is one."""
+
+    __slots__ = ("last",)
+
+    def __init__(self, last: int = 0) -> None:
+        self.last = last
+
+    def take(self) -> int:
+        self.last += 1
+        return self.last
+
+    def follow(self, seq: int | None) -> None:
+        """Number on after ``seq`` (a number recorded before) when it is higher."""
+        if seq is not None and seq > self.last:
+            self.last = seq

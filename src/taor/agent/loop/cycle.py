@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from taor.agent.events import (
@@ -28,6 +28,7 @@ from taor.agent.events import (
 from taor.agent.loop.deadline import Deadline
 from taor.agent.loop.input_check import oversized
 from taor.agent.loop.model_call import call_model, record_response
+from taor.agent.loop.parking import forget_parked
 from taor.agent.loop.steps import (
     after_limit,
     begin,
@@ -39,10 +40,11 @@ from taor.agent.loop.steps import (
 )
 from taor.agent.loop.stream import Streamed
 from taor.agent.loop.tool_round import run_round
+from taor.agent.record.parking import ParkedRound
 from taor.agent.record.turns import AssistantTurn, NoticeTurn, ToolResultsTurn, UserTurn
 from taor.agent.runtime import Runtime
 from taor.errors import InvalidRequestError, ProviderError, brief
-from taor.llm.types import ImagePart, ToolResultPart
+from taor.llm.types import ImagePart, ToolCallPart, ToolResultPart
 
 # What is too long for an event (a provider's whole answer, a traceback) goes to this logger;
 # the command writes it to its log file. Silent unless a host gives it a handler.
@@ -60,17 +62,30 @@ class _Progress:
     text: str = ""
     limit: TurnLimit | None = None
 
+    def ended(self) -> bool:
+        """Whether a step ended the cycle (its stop reason is set)."""
+        return self.stop != "completed"
+
 
 async def run_cycle(
-    rt: Runtime, cycle: int, prompt: str, images: tuple[ImagePart, ...] = ()
+    rt: Runtime,
+    cycle: int,
+    prompt: str,
+    images: tuple[ImagePart, ...] = (),
+    *,
+    parked: ParkedRound | None = None,
 ) -> AsyncGenerator[Event, None]:
     """The events of one input (its text and images), ``processing_end`` last (the driver has
-    started ``rt.cycle``)."""
+    started ``rt.cycle``). With ``parked``, the cycle is the one a resumed session left waiting
+    for a permission answer: it goes on with that round (``taor.agent.loop.parking``)."""
     at = _Progress()
     deadline = Deadline.arm(rt, rt.config.limits.max_wall_time)
     try:
         try:
-            async for event in _think_act_observe(rt, cycle, prompt, images, at):
+            first = _go_on(rt, parked, at) if parked else _begin(rt, cycle, prompt, images, at)
+            async for event in first:
+                yield event
+            async for event in _think_act_observe(rt, at):
                 yield event
         finally:
             deadline.cancel()  # before any handler below awaits
@@ -101,7 +116,7 @@ async def run_cycle(
     )
 
 
-async def _think_act_observe(
+async def _begin(
     rt: Runtime, cycle: int, prompt: str, images: tuple[ImagePart, ...], at: _Progress
 ) -> AsyncIterator[Event]:
     if (refused := oversized(rt, prompt)) is not None:  # not sent, not recorded
@@ -110,6 +125,22 @@ async def _think_act_observe(
         return
     for event in await begin(rt, cycle, prompt, images):
         yield event
+
+
+async def _go_on(rt: Runtime, parked: ParkedRound, at: _Progress) -> AsyncIterator[Event]:
+    """The rest of a parked round: its question asked again, the calls after it run."""
+    rt.cycle.rounds += 1
+    rt.cycle.calls += len(parked.calls)
+    try:
+        async for event in _act_observe(rt, parked.calls, at, cut=parked.cut, done=parked.done):
+            yield event
+    finally:
+        forget_parked(rt)
+
+
+async def _think_act_observe(rt: Runtime, at: _Progress) -> AsyncIterator[Event]:
+    if at.ended():  # the input was refused, or the resumed round stopped the cycle
+        return
     while True:
         if (limit := rt.limit_reached()) is not None:
             at.limit = limit
@@ -132,19 +163,35 @@ async def _think_act_observe(
             continue
         rt.cycle.rounds += 1
         rt.cycle.calls += len(calls)
-        at.results = {}
         cut = at.streamed.response.finish_reason.reason == "length"
-        async for event in run_round(rt, calls, at.results, cut=cut):
+        async for event in _act_observe(rt, calls, at, cut=cut):
             yield event
-        await rt.append(ToolResultsTurn(results=tuple(at.results[c.id] for c in calls)))
-        for event in await rt.drain_steering():
-            yield event
-        if (detected := await check_loops(rt, calls)) is not None:
-            yield detected
-            if detected.stopped:  # the result says so, not the model's last words
-                at.stop, at.text = "loop_detected", detected.message
-                return
-            yield await rt.inject(detected.message, "loop_detection")
+        if at.ended():
+            return
+
+
+async def _act_observe(
+    rt: Runtime,
+    calls: Sequence[ToolCallPart],
+    at: _Progress,
+    *,
+    cut: bool,
+    done: Mapping[str, ToolResultPart] | None = None,
+) -> AsyncIterator[Event]:
+    """A round of tool calls (``done``: the results some have already), its results recorded,
+    steering and loop detection after it (``at.stop`` says when it ends the cycle)."""
+    at.results = dict(done or {})
+    async for event in run_round(rt, calls, at.results, cut=cut):
+        yield event
+    await rt.append(ToolResultsTurn(results=tuple(at.results[c.id] for c in calls)))
+    for event in await rt.drain_steering():
+        yield event
+    if (detected := await check_loops(rt, calls)) is not None:
+        yield detected
+        if detected.stopped:  # the result says so, not the model's last words
+            at.stop, at.text = "loop_detected", detected.message
+            return
+        yield await rt.inject(detected.message, "loop_detection")
 
 
 async def _limit_summary(rt: Runtime, at: _Progress) -> AsyncIterator[Event]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from taor.agent.checkpoints.watch import Watch, watch_for
 from taor.agent.events import ErrorEvent, Event, PermissionDecision, PermissionRequest
+from taor.agent.loop import parking
 from taor.agent.policy.decisions import Decision, as_decision
 from taor.agent.policy.hooks import (
     AnswerCall,
@@ -176,25 +177,28 @@ async def _ask(
     request_id = _request_id(call)
     future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
     rt.permission_waiters[request_id] = future
-    emit(
-        PermissionRequest(
-            request_id=request_id,
-            call_id=call.id,
-            name=call.name,
-            arguments=arguments,
-            summary=prepared.summary,
-            reason=reason,
-            rules=tuple(map(str, exact)),
-            diff=diff,
-        )
+    request = PermissionRequest(
+        request_id=request_id,
+        call_id=call.id,
+        name=call.name,
+        arguments=arguments,
+        summary=prepared.summary,
+        reason=reason,
+        rules=tuple(map(str, exact)),
+        diff=diff,
     )
+    await parking.record_question(rt, request)  # before anyone sees it: a close parks it
+    parking.settle_early(rt, request_id, future)
+    emit(request)
     try:
         async with asyncio.timeout(settings.timeout or None):
-            return await future, "host"
+            decision, source = await future, "host"
     except TimeoutError:
-        return headless, "default"
+        decision, source = headless, "default"
     finally:
         rt.permission_waiters.pop(request_id, None)
+    await parking.record_answer(rt, request, decision)  # before the call runs
+    return decision, source
 
 
 def _request_id(call: ToolCallPart) -> str:

@@ -17,6 +17,7 @@ from taor.agent.events import (
     UserInput,
     WarningEvent,
 )
+from taor.agent.loop import parking
 from taor.agent.loop.deadline import Deadline
 from taor.agent.loop.model_call import record_partial, record_response
 from taor.agent.loop.stream import Streamed, stream_response
@@ -146,8 +147,11 @@ async def finish_interrupted(
     rt: Runtime, streamed: Streamed, results: dict[str, ToolResultPart]
 ) -> list[Event]:
     """After an interrupt, a close or the wall-time deadline (``rt.cycle.stopping`` says which):
-    partial text kept, pending calls answered, notice written."""
+    partial text kept, pending calls answered, notice written. A close while a person is asked
+    (the question recorded) leaves the round waiting for the answer instead (``parking``)."""
     _uncancel()
+    if rt.cycle.stopping == "closed" and (parked := await parking.park(rt)) is not None:
+        return parked
     events: list[Event] = []
     if streamed.response is None and streamed.assembler is not None:
         partial = await record_partial(rt, streamed)

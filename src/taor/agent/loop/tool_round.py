@@ -62,14 +62,17 @@ async def run_round(
     cut: bool = False,
 ) -> AsyncIterator[Event]:
     """``cut``: the reply ended at the output token limit, so its last call may be cut short:
-    it is answered without running (an argument cut mid-string can still parse)."""
+    it is answered without running (an argument cut mid-string can still parse). A call that
+    has its result in ``results`` already (a resumed round's: ``taor.agent.loop.parking``) is
+    not run again."""
+    rt.cycle.results = results
     refused: list[tuple[ToolCallPart, str]] = []
     if cut:
         calls, refused = calls[:-1], [(calls[-1], CUT_OFF)]
     if rt.config.parallel_tool_calls is False and calls:  # one call per reply: the first runs
         calls, refused = calls[:1], [(c, ONE_AT_A_TIME) for c in calls[1:]] + refused
     queue: asyncio.Queue[Event | None] = asyncio.Queue()
-    for batch in _batches(rt, calls):
+    for batch in _batches(rt, [call for call in calls if call.id not in results]):
         tasks = [
             asyncio.create_task(_run_call(rt, call, queue.put_nowait, results)) for call in batch
         ]

@@ -5,5 +5,6 @@
 its result, no duplicate ids) and repairs what a crash left; ``codec`` (with ``codec_encode``,
 ``codec_decode``, ``codec_calls`` and ``codec_hints``) turns turns and events into JSON and back;
 ``store`` writes a JSONL transcript as the session runs and ``store_load`` reads one;
-``persist`` starts a recorded session and reopens one.
+``persist`` starts a recorded session and reopens one; ``parking`` reads the permission waits
+a session records, so that one closed while it waits resumes waiting.
 """

@@ -1,21 +1,29 @@
 """Starting a recorded session and reopening one from its JSONL transcript.
 
 Reopening repairs what a crash can leave behind: an assistant turn whose tool calls never got
-results (the process died mid-round) gets ``interrupted`` results, written to the file as well,
-so the session continues from a valid transcript and the file stays readable by anyone.
+results (the process died mid-round) gets ``interrupted`` results (or, for a call that ended
+before a permission question, the result recorded with it), written to the file as well, so the
+session continues from a valid transcript and the file stays readable by anyone. A round left
+waiting for a permission answer is not repaired: it is ``parked``, for the session to ask again
+(``taor.agent.record.parking``).
+``mark_last_event`` records the number of a closing session's last event, so that the session
+numbers on from it when it is reopened.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from taor.agent.record.store import JsonlTranscriptStore, TranscriptHeader
+from taor.agent.record.parking import ParkedRound, answered_round_results, parked_round
+from taor.agent.record.store import JsonlTranscriptStore, TranscriptHeader, TranscriptStore
 from taor.agent.record.transcript import problems, repair
 from taor.agent.record.turns import NoticeTurn, Turn
+from taor.errors import TranscriptError
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -24,6 +32,8 @@ class Reopened:
     header: TranscriptHeader
     turns: list[Turn]
     notes: tuple[str, ...]  # what was skipped or repaired, for a warning
+    last_seq: int = 0  # the highest event number recorded
+    parked: ParkedRound | None = None  # a round left waiting for a permission answer
 
 
 def transcript_name(session_id: str) -> str:
@@ -58,9 +68,12 @@ def reopen(path: str | os.PathLike[str]) -> Reopened:
     loaded = store.open()
     turns = list(loaded.turns)
     notes = list(loaded.skipped)
-    found = problems(turns)
+    parked = parked_round(turns)
+    found = problems(turns if parked is None else turns[: parked.index])
     if found:
-        fixed = repair(turns, "interrupted")
+        parked = None
+        answered = answered_round_results(turns)  # what it recorded, not "interrupted" for all
+        fixed = repair([*turns, answered] if answered else turns, "interrupted")
         if fixed[: len(turns)] == turns:
             for turn in fixed[len(turns) :]:
                 store.append_sync(turn)
@@ -68,4 +81,20 @@ def reopen(path: str | os.PathLike[str]) -> Reopened:
             store.append_sync(NoticeTurn(text="repaired on load: " + "; ".join(found)))
         notes.append("repaired: " + "; ".join(found))
         turns = fixed
-    return Reopened(store=store, header=loaded.header, turns=turns, notes=tuple(notes))
+    return Reopened(
+        store=store,
+        header=loaded.header,
+        turns=turns,
+        notes=tuple(notes),
+        last_seq=loaded.last_seq,
+        parked=parked,
+    )
+
+
+async def mark_last_event(store: TranscriptStore | None, seq: int) -> None:
+    """Record ``seq`` as the number of the session's last event (a mark: see
+    ``taor.agent.record.turns``); a store already closed is left as it is."""
+    if store is None:
+        return
+    with contextlib.suppress(TranscriptError):
+        await store.append(NoticeTurn(text="", seq=seq))

@@ -1,6 +1,8 @@
 """Reading a JSONL transcript back (``taor.agent.record.store`` writes it): the header, the turns, and
 what was skipped. Only a torn last line is skipped; anything else that cannot be read is a
-``TranscriptError`` that names the line and what to do about it.
+``TranscriptError`` that names the line and what to do about it. A mark (the number of a
+closed session's last event, ``taor.agent.record.turns.is_mark``) is not a turn: it only raises
+``last_seq``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from taor.agent.record.codec import from_json, turn_from_json
-from taor.agent.record.turns import Turn
+from taor.agent.record.turns import Turn, is_mark
 from taor.errors import TranscriptError
 
 VERSION = 1
@@ -34,11 +36,13 @@ class TranscriptHeader:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class LoadedTranscript:
-    """A transcript as read back; ``skipped`` says what was left out (a torn last line)."""
+    """A transcript as read back; ``skipped`` says what was left out (a torn last line);
+    ``last_seq`` is the highest event number it records (0 when none)."""
 
     header: TranscriptHeader
     turns: tuple[Turn, ...]
     skipped: tuple[str, ...] = ()
+    last_seq: int = 0
 
 
 def load(path: str | os.PathLike[str]) -> LoadedTranscript:
@@ -57,7 +61,7 @@ def read_transcript(path: Path) -> tuple[LoadedTranscript, int]:
     if data.endswith(b"\n"):
         lines.pop()  # the empty piece after the final newline is not a line
     header = parse_header(path, lines[0])
-    end, turns, skipped = len(lines[0]) + 1, [], []
+    end, turns, skipped, last_seq = len(lines[0]) + 1, [], [], 0
     last = max((i for i, line in enumerate(lines) if line.strip()), default=0)
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
@@ -70,9 +74,15 @@ def read_transcript(path: Path) -> tuple[LoadedTranscript, int]:
                 raise _damaged(path, number, "it is not valid JSON") from None
             skipped.append(f"{path}:{number}: skipped a torn last record ({len(line)} bytes)")
             break
-        turns.append(_turn(path, number, record))
+        turn = _turn(path, number, record)
+        last_seq = max(last_seq, turn.seq or 0)
+        if not is_mark(turn):
+            turns.append(turn)
         end += len(line) + 1
-    return LoadedTranscript(header=header, turns=tuple(turns), skipped=tuple(skipped)), end
+    loaded = LoadedTranscript(
+        header=header, turns=tuple(turns), skipped=tuple(skipped), last_seq=last_seq
+    )
+    return loaded, end
 
 
 def parse_header(path: Path, line: bytes) -> TranscriptHeader:

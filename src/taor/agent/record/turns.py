@@ -15,7 +15,15 @@ Requests are derived from turns (``taor.agent.record.transcript.to_messages``), 
 - ``SteeringTurn``: a message for the model between rounds: from the host (``steer``), from
   loop detection, from a hook, or the request for a last summary at a limit. Sent as user text.
 - ``NoticeTurn``: something that happened, for people reading the transcript (an interrupt, a
-  compaction, a model switch). Not sent to the model.
+  compaction, a model switch, a permission question and its answer). Not sent to the model.
+
+Every turn a session records carries ``seq``, the number of the last event the session had
+published then (``taor.agent.events.Numbering``; None in transcripts written before events were
+numbered, and in turns made by hand). A session that closes records the number of its last
+event, ``session_end``, in a notice without text (``is_mark``); loading leaves such a mark out
+of the turns. A resumed session numbers on from the highest number its transcript records; after
+a crash, the events published after the last record were never recorded, and their numbers may
+be given again.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
+from taor.agent.events import DecisionKind, PermissionRequest
 from taor.llm.response import Usage
 from taor.llm.types import ImagePart, Message, TextPart, ToolResultPart
 
@@ -35,6 +44,7 @@ class UserTurn:
     kind: Literal["user"] = "user"
     content: tuple[TextPart | ImagePart, ...]
     timestamp: float = field(default_factory=time.time)
+    seq: int | None = field(default=None, compare=False)
 
     @property
     def text(self) -> str:
@@ -55,6 +65,7 @@ class AssistantTurn:
     session_calls: int = 0
     session_cost: float | None = None
     timestamp: float = field(default_factory=time.time)
+    seq: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -62,6 +73,7 @@ class ToolResultsTurn:
     kind: Literal["tool_results"] = "tool_results"
     results: tuple[ToolResultPart, ...]
     timestamp: float = field(default_factory=time.time)
+    seq: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -70,20 +82,41 @@ class SteeringTurn:
     text: str
     source: SteeringSource = "user"
     timestamp: float = field(default_factory=time.time)
+    seq: int | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PermissionNote:
+    """A permission request put to a person, as recorded (``taor.agent.record.parking``): the
+    question (``request`` as the host was asked, with ``done``, the results of the round's
+    calls that ended before it), or its ``answer``, recorded before the call runs."""
+
+    request_id: str
+    request: PermissionRequest | None = None
+    done: tuple[ToolResultPart, ...] = ()
+    answer: DecisionKind | None = None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class NoticeTurn:
     """A note for people reading the record, never sent. ``refused_input``: the provider
     refused the input before it (and what was steered in with it) for its content; it stays
-    in the record and is left out of every later request."""
+    in the record and is left out of every later request. ``permission``: a permission
+    question or answer, so that a session waiting for a person can be parked and resumed."""
 
     kind: Literal["notice"] = "notice"
     text: str
     refused_input: bool = False
+    permission: PermissionNote | None = None
     timestamp: float = field(default_factory=time.time)
+    seq: int | None = field(default=None, compare=False)
 
 
 Turn: TypeAlias = UserTurn | AssistantTurn | ToolResultsTurn | SteeringTurn | NoticeTurn
 
 TURN_TYPES: tuple[type[Turn], ...] = Turn.__args__
+
+
+def is_mark(turn: Turn) -> bool:
+    """Whether ``turn`` only records the number of a session's last event (see above)."""
+    return isinstance(turn, NoticeTurn) and not turn.text and turn.seq is not None

@@ -31,7 +31,7 @@ from taor.agent.subagents.records import (
     SubagentStatus,
 )
 
-Publish = Callable[[Event], None]
+Publish = Callable[[Event], object]  # the parent channel's publish (it returns the event, numbered)
 
 LATE_MESSAGE_INPUT = "A message for you arrived after you finished; it follows. Act on it."
 
