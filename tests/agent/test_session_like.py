@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from taor.agent.commands import Command, Reply
 from taor.agent.events import Event, PermissionRequest, ProcessingEnd
 from taor.agent.policy.decisions import Decision
-from taor.agent.record.codec import event_from_json, to_json
+from taor.agent.record.codec import command_from_json, event_from_json, to_json
 from taor.agent.result import RunResult
 from taor.agent.runtime import SessionState
 from taor.agent.session import Session
@@ -89,6 +90,11 @@ class WireSession:
     ) -> None:
         kind = decision.kind if isinstance(decision, Decision) else decision
         self._session.decide(request_id, json.loads(json.dumps(kind)), message, agent_id=agent_id)
+
+    async def apply(self, command: Command) -> Reply:
+        return await self._session.apply(
+            command_from_json(json.loads(json.dumps(to_json(command))))
+        )
 
 
 async def host(session: SessionLike) -> list[tuple[str, int]]:

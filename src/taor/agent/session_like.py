@@ -2,7 +2,8 @@
 behind HTTP and SSE) can stand in for a ``Session``.
 
 It is the session's commands (``submit``, ``steer``, ``follow_up``, ``interrupt``, ``decide``
-to answer a permission request, ``compact``, ``close``), its events (``events``: numbered,
+to answer a permission request, ``compact``, ``close``; and ``apply``, which takes any of them
+as data, ``taor.agent.commands``), its events (``events``: numbered,
 ``seq``) and the facts a host shows (``id``, ``state``, the request a resumed session is
 ``parked`` on). Everything that crosses it is data: text, request ids, decisions and events,
 which ``taor.agent.record.codec`` turns into JSON and back. What only a local session has (its
@@ -21,6 +22,7 @@ from taor.agent.runtime import SessionState
 from taor.llm.types import ImagePart
 
 if TYPE_CHECKING:
+    from taor.agent.commands import Command, Reply
     from taor.agent.session import Session
 
 
@@ -58,6 +60,8 @@ class SessionLike(Protocol):
     def decide(
         self, request_id: str, decision: Decision | str, message: str = "", *, agent_id: str = ""
     ) -> None: ...
+
+    async def apply(self, command: Command) -> Reply: ...
 
 
 if TYPE_CHECKING:

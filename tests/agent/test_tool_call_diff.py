@@ -16,7 +16,7 @@ from taor.tools.diff import NO_NEWLINE, unified_diff
 from taor.tools.prepared import PreparedCall
 from taor.tools.registry import ToolRegistry
 
-from ..session_drive import config, drive, of_kind
+from .session_drive import config, drive, of_kind
 
 PATCH = """*** Begin Patch
 *** Update File: app.py
