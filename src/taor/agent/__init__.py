@@ -10,11 +10,13 @@ The map, from the host down:
 - ``session``: the ``Session`` a host holds (``session_like``: the protocol a remote session
   meets to stand in for it); ``driver`` runs its inputs one cycle at a time and turns
   interrupts and close into a clean end; ``channel`` numbers events and delivers them to every
-  reader;
-  ``setup`` resolves the model, environment, tools and profile; ``result`` is ``RunResult``.
+  reader; ``setup`` resolves the model, environment, tools and profile; ``result`` is
+  ``RunResult``.
 - ``loop/``: one cycle, read top to bottom in ``loop/cycle.py``: the model call
-  (``loop/model_call.py``) and the tool round (``loop/tool_round.py``, each call through
-  ``loop/guarded.py``), and the steps that end a cycle.
+  (``loop/model_call.py``, its stream, retries and malformed-call recovery in
+  ``loop/stream.py``) and the tool round (``loop/tool_round.py``, each call through
+  ``loop/guarded.py``, reading what ``taor.tools`` prepared for it), and the steps that end a
+  cycle.
 - ``record/``: turns, the transcript and its validator, the JSON codec, the JSONL store, and
   the permission waits a parked session resumes (``record/parking.py``, ``loop/parking.py``).
 - ``policy/``: permissions and their rules, hooks, loop detection.
