@@ -16,6 +16,10 @@ from taor.testing import ToolCall, text, tool_calls
 from .conftest import Served
 
 
+def is_folder(path: Path) -> bool:
+    return path.is_dir()
+
+
 async def create(client: httpx2.AsyncClient, prompt: str = "hello", **body: Any) -> dict[str, Any]:
     answer = await client.post("/runs", json={"prompt": prompt, **body})
     assert answer.status_code == 201, answer.text
@@ -123,10 +127,11 @@ async def test_each_bad_request_gets_its_status(served: Served) -> None:
         assert unknown.status_code == 422 and "colour" in unknown.text
         assert (await client.get("/runs/run_nope")).status_code == 404
         run = await create(client)
-        await until(client, run["id"], "finished")
+        workspace = Path((await until(client, run["id"], "finished"))["workspace"])
+        assert is_folder(workspace)
         late = await client.post(f"/runs/{run['id']}/steer", json={"text": "also this"})
         assert late.status_code == 409 and "finished" in late.json()["detail"]
         assert (await client.post(f"/runs/{run['id']}/cancel")).status_code == 409
         assert (await client.delete(f"/runs/{run['id']}")).status_code == 204
         assert (await client.get(f"/runs/{run['id']}")).status_code == 404
-        assert not Path(run["workspace"] or "/nonexistent").exists()
+        assert not is_folder(workspace)  # deleted with the run
