@@ -11,6 +11,7 @@ import pytest
 
 from taor.server.app import create_app
 from taor.server.service import Service, ServiceConfig
+from taor.testing import FakeProviderServer
 
 from .loopback import serving
 
@@ -20,6 +21,11 @@ class Served:
     url: str
     service: Service
     admin: str  # the first admin token
+    model: FakeProviderServer  # the runs' model: push its replies
+
+    async def user(self, name: str) -> str:
+        """A token of a new user ``name``."""
+        return await self.service.tokens.create(name)
 
     def client(self, token: str | None = None) -> httpx2.AsyncClient:
         headers = {"authorization": f"Bearer {token}"} if token else {}
@@ -28,10 +34,18 @@ class Served:
 
 @pytest.fixture
 async def served(tmp_path: Path) -> AsyncIterator[Served]:
-    service = await Service.open(ServiceConfig(data_dir=tmp_path / "data", max_body=64 * 1024))
-    assert service.first_token is not None
-    try:
-        async with serving(create_app(service)) as url:
-            yield Served(url=url, service=service, admin=service.first_token)
-    finally:
-        await service.close()
+    with FakeProviderServer([]) as model:
+        config = ServiceConfig(
+            data_dir=tmp_path / "data",
+            max_body=64 * 1024,
+            default_model="openai-compat:m",
+            base_url=model.url,
+            sandbox=False,
+        )
+        service = await Service.open(config)
+        assert service.first_token is not None
+        try:
+            async with serving(create_app(service)) as url:
+                yield Served(url=url, service=service, admin=service.first_token, model=model)
+        finally:
+            await service.close()

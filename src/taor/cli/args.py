@@ -23,7 +23,8 @@ rewind: taor --resume ID --rewind N puts the files back as they were before inpu
 trust: a folder's own settings that could act for you (endpoints, keys, laxer permissions,
   no sandbox, hooks) apply only once you trust it: taor trust [DIR], or --trust for one run.
 other commands: taor config show, taor trust [DIR | --list | --revoke [DIR]], taor sessions
-  [--all], taor sessions show ID, taor doctor, taor models list, taor models install [NAME]
+  [--all], taor sessions show ID, taor doctor, taor models list, taor models install [NAME],
+  taor serve [--port N] (the service, over HTTP), taor serve token create NAME [--admin]
 
 exit codes:
   0    done

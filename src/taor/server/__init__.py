@@ -5,7 +5,10 @@
   every database, upgraded in place by Alembic migrations): users and their tokens, runs and
   their events.
 - ``service``: what one running service holds, opened and closed as one; ``app``: its FastAPI
-  application (``auth``: bearer tokens; ``limits``: the body size).
+  application (``auth``: bearer tokens; ``limits``: the body size; ``routes_runs``: the runs
+  API and their SSE events; ``schemas``: its bodies).
+- ``runner``: the workers that carry out runs, queued; ``compose``: how a run's session is
+  made (its workspace, environment, limits, permissions and transcript).
 - ``feed``: each run's events, live, to every client following it, replayed from any number;
   ``writer``: the events onto disk in batches, off the runs' path.
 """

@@ -45,4 +45,7 @@ def create_app(service: Service) -> FastAPI:
         """Who the token speaks for."""
         return {"name": user.name, "admin": user.admin}
 
+    from taor.server.routes_runs import router
+
+    app.include_router(router)
     return app

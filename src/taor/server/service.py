@@ -1,5 +1,6 @@
-"""``Service``: what one running service holds (its database, tokens, runs, events, feeds and
-event writer), opened and closed as one, and its settings (``ServiceConfig``)."""
+"""``Service``: what one running service holds (its database, tokens, runs, events, feeds,
+event writer and the workers that carry out runs), opened and closed as one, and its settings
+(``ServiceConfig``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from taor.server.feed import Feeds
+from taor.server.runner import RunManager
 from taor.server.store import Database, EventLog, Runs, Tokens
 from taor.server.writer import EventWriter
 
@@ -19,6 +21,10 @@ class ServiceConfig:
     database_url: str = ""  # "" is SQLite in data_dir
     max_body: int = DEFAULT_MAX_BODY
     cors_origins: tuple[str, ...] = ()  # none: CORS stays off
+    default_model: str = "local"  # for a run that names none
+    base_url: str = ""  # where the service reaches its models ("": each provider's own)
+    workers: int = 2  # runs carried out at once
+    sandbox: bool = True  # runs in bubblewrap when it is installed
 
     def database(self) -> str:
         return self.database_url or f"sqlite:///{self.data_dir / 'taor.db'}"
@@ -33,6 +39,7 @@ class Service:
     events: EventLog
     feeds: Feeds
     writer: EventWriter
+    manager: RunManager = field(init=False, repr=False)
     first_token: str | None = field(default=None, repr=False)  # made on the first start
 
     @classmethod
@@ -54,8 +61,14 @@ class Service:
             first_token=await tokens.first_admin(),
         )
         writer.start()
+        from taor.server.compose import composer
+
+        service.manager = RunManager(service, composer(config), workers=config.workers)
+        await service.manager.start()
         return service
 
     async def close(self) -> None:
+        """Stop taking runs, interrupt the running ones, write every event, close the database."""
+        await self.manager.close()
         await self.writer.close()
         await self.database.close()
