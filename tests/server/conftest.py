@@ -10,7 +10,8 @@ import httpx2
 import pytest
 
 from taor.server.app import create_app
-from taor.server.service import Service, ServiceConfig
+from taor.server.config import ServiceConfig
+from taor.server.service import Service
 from taor.testing import FakeProviderServer
 
 from .loopback import serving

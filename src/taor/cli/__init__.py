@@ -29,7 +29,7 @@ SUBCOMMANDS = {
     "doctor": "taor.cli.doctor",
     "models": "taor.cli.models",
     "trust": "taor.cli.trust_cmd",
-    "serve": "taor.cli.serve_cmd",
+    "serve": "taor.server.command",  # a front end of its own, reached by name
 }
 
 

@@ -16,8 +16,8 @@ from taor.agent.session import Session
 from taor.env.base import Environment
 from taor.llm.connect import connect
 from taor.llm.model import Model
+from taor.server.config import ServiceConfig
 from taor.server.runner import Compose
-from taor.server.service import ServiceConfig
 from taor.server.store.runs import RunRecord
 
 

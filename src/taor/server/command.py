@@ -1,4 +1,5 @@
-"""``taor serve``: the service on this machine (``taor.server``), and its tokens.
+"""``taor serve``: the service on this machine, and its tokens. The ``taor`` command hands
+``serve`` here by name (``taor.cli`` imports nothing of the service).
 
     taor serve [--host 127.0.0.1] [--port 8765] [--data-dir DIR] [--workers 2]
     taor serve token create NAME [--admin]
@@ -12,6 +13,7 @@ token and prints it once. SIGTERM or Ctrl-C stops taking runs, interrupts the ru
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import os
@@ -21,10 +23,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from taor.cli.args import UsageError, parser_for
 from taor.errors import ConfigurationError
 
 DEFAULT_PORT = 8765
+
+
+class UsageError(ConfigurationError):
+    """A flag or argument the command cannot use."""
+
+
+def _parser(prog: str, description: str) -> argparse.ArgumentParser:
+    return argparse.ArgumentParser(prog=prog, description=description)
 
 
 def run(argv: list[str]) -> int:
@@ -36,13 +45,15 @@ def run(argv: list[str]) -> int:
         hint = " (see taor serve --help)" if isinstance(error, UsageError) else ""
         print(f"taor: {error}{hint}", file=sys.stderr)
         return 2
+    except SystemExit as leaving:  # argparse: --help, or a usage error it has printed
+        return int(leaving.code or 0)
     except ModuleNotFoundError as error:
         print(f"taor: the service needs {error.name}: pip install 'taor[server]'", file=sys.stderr)
         return 2
 
 
 def _serve(argv: list[str]) -> int:
-    p = parser_for("taor serve", "Run the taor service: runs over HTTP and SSE.")
+    p = _parser("taor serve", "Run the taor service: runs over HTTP and SSE.")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port ({DEFAULT_PORT})")
     p.add_argument("--data-dir", help="where runs, events and the database are kept")
@@ -54,7 +65,7 @@ def _serve(argv: list[str]) -> int:
         raise UsageError(f"--port {args.port}: use 1 to 65535 (0: any free port)")
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
-    from taor.server.service import ServiceConfig
+    from taor.server.config import ServiceConfig
 
     config = ServiceConfig(
         data_dir=_data_dir(args.data_dir),
@@ -110,7 +121,7 @@ def _bound(host: str, port: int) -> socket.socket:
 
 
 def _token(argv: list[str]) -> int:
-    p = parser_for("taor serve token", "Make, list or revoke the service's bearer tokens.")
+    p = _parser("taor serve token", "Make, list or revoke the service's bearer tokens.")
     p.add_argument("action", choices=("create", "list", "revoke"))
     p.add_argument("name", nargs="?", help="the token's name (its user's name)")
     p.add_argument("--admin", action="store_true", help="create: the user sees every run")

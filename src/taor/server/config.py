@@ -1,0 +1,23 @@
+"""``ServiceConfig``: the settings of one running service."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_MAX_BODY = 1 << 20  # 1 MiB: prompts and steering, not uploads
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ServiceConfig:
+    data_dir: Path
+    database_url: str = ""  # "" is SQLite in data_dir
+    max_body: int = DEFAULT_MAX_BODY
+    cors_origins: tuple[str, ...] = ()  # none: CORS stays off
+    default_model: str = "local"  # for a run that names none
+    base_url: str = ""  # where the service reaches its models ("": each provider's own)
+    workers: int = 2  # runs carried out at once
+    sandbox: bool = True  # runs in bubblewrap when it is installed
+
+    def database(self) -> str:
+        return self.database_url or f"sqlite:///{self.data_dir / 'taor.db'}"
