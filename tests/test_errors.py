@@ -24,7 +24,7 @@ from taor.errors import (
 )
 from taor.testing import ScriptedModel
 from taor.tools.edit import EditError
-from taor.tools.patch_model import PatchError
+from taor.tools.patch.model import PatchError
 
 
 def _exception_classes() -> dict[str, type[BaseException]]:

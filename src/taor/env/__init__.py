@@ -35,8 +35,8 @@ if TYPE_CHECKING:
     )
     from taor.env.local import LocalEnvironment
     from taor.env.memory import MemoryEnvironment
-    from taor.env.memory_commands import CommandHandler, CommandScript
-    from taor.env.memory_faults import Call, Fault
+    from taor.env.memory.commands import CommandHandler, CommandScript
+    from taor.env.memory.faults import Call, Fault
     from taor.env.paths import PathPolicy, resolve_lexically
     from taor.env.sandbox import SandboxEnvironment
 
@@ -67,8 +67,8 @@ _EXPORTS = {
     ),
     "taor.env.local": ("LocalEnvironment",),
     "taor.env.memory": ("MemoryEnvironment",),
-    "taor.env.memory_commands": ("CommandHandler", "CommandScript"),
-    "taor.env.memory_faults": ("Call", "Fault"),
+    "taor.env.memory.commands": ("CommandHandler", "CommandScript"),
+    "taor.env.memory.faults": ("Call", "Fault"),
     "taor.env.paths": ("PathPolicy", "resolve_lexically"),
     "taor.env.sandbox": ("SandboxEnvironment",),
 }

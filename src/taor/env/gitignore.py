@@ -4,7 +4,7 @@ The rules in force for a path, lowest precedence first: the ``info/exclude`` of 
 around the workspace, then the ``.gitignore`` files from the work tree's top (or the workspace
 root, outside a repository) down to the path's directory. The last rule that matches decides:
 a ``!`` rule re-includes, but nothing under an ignored directory comes back, since git (and the
-walks of ``taor.env.search`` and ``taor.env.memory_search``) never enter it.
+walks of ``taor.env.search`` and ``taor.env.memory.search``) never enter it.
 
 Each pattern is compiled once, to one regex (``taor.env.wildmatch``). Lines are read as git
 reads them: ``#`` starts a comment, ``\\#`` and ``\\!`` are literal, trailing spaces are dropped

@@ -120,8 +120,8 @@ def files_summary(paths: Sequence[str], *, shown: int = 2) -> str | None:
 
 def patch_paths(patch: str) -> list[str]:
     """Every path a v4a patch touches, in order, once each (headers scanned if it is invalid)."""
-    from taor.tools.patch_model import PatchParseError  # only a run that patches needs these
-    from taor.tools.patch_parse import parse_patch
+    from taor.tools.patch.model import PatchParseError  # only a run that patches needs these
+    from taor.tools.patch.parse import parse_patch
 
     try:
         sections = parse_patch(patch)

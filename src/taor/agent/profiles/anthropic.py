@@ -9,7 +9,7 @@ with ``output_mode``) and ``glob``. Arguments use Claude Code's names: ``file_pa
 from __future__ import annotations
 
 from taor.agent.profiles.base import SUBAGENT_TOOLS, Profile
-from taor.agent.profiles.prompt_anthropic import ANTHROPIC_PROMPT
+from taor.agent.profiles.prompts.anthropic import ANTHROPIC_PROMPT
 from taor.agent.profiles.schema import boolean, choice, integer, number, obj, string
 from taor.tools.base import Tool
 from taor.tools.builtin.edit import EditFileTool

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from taor.agent.profiles.base import Profile
-from taor.agent.profiles.prompt_compat import COMPAT_PROMPT
+from taor.agent.profiles.prompts.compat import COMPAT_PROMPT
 from taor.agent.profiles.schema import boolean, integer, number, obj, string
 from taor.tools.base import Tool
 from taor.tools.builtin.edit import EditFileTool

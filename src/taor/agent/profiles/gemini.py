@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from taor.agent.profiles.base import SUBAGENT_TOOLS, Profile
-from taor.agent.profiles.prompt_gemini import GEMINI_PROMPT
+from taor.agent.profiles.prompts.gemini import GEMINI_PROMPT
 from taor.agent.profiles.schema import integer, number, obj, string, strings
 from taor.tools.base import Tool
 from taor.tools.builtin.edit import EditFileTool

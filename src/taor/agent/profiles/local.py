@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from taor.agent.profiles.base import Profile
-from taor.agent.profiles.prompt_local import LOCAL_PROMPT
+from taor.agent.profiles.prompts.local import LOCAL_PROMPT
 from taor.agent.profiles.repeats import RepeatNotes
 from taor.agent.profiles.schema import obj, string
 from taor.tools.base import Tool

@@ -9,7 +9,7 @@ for edits, ``write_file`` for new files, ``shell`` (codex's ``command`` string, 
 from __future__ import annotations
 
 from taor.agent.profiles.base import SUBAGENT_TOOLS, Profile
-from taor.agent.profiles.prompt_openai import OPENAI_PROMPT
+from taor.agent.profiles.prompts.openai import OPENAI_PROMPT
 from taor.agent.profiles.schema import choice, integer, number, obj, string
 from taor.tools.base import Tool
 from taor.tools.builtin.edit import ApplyPatchTool

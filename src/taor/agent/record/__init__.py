@@ -2,8 +2,8 @@
 
 ``turns`` are the records (user input, assistant replies, tool results, steering, notices);
 ``transcript`` holds them, derives the messages sent to the model, checks them (no call without
-its result, no duplicate ids) and repairs what a crash left; ``codec`` (with ``codec_encode``,
-``codec_decode``, ``codec_calls`` and ``codec_hints``) turns turns and events into JSON and back;
+its result, no duplicate ids) and repairs what a crash left; ``codec/`` (with ``encode``,
+``decode``, ``calls`` and ``hints``) turns turns and events into JSON and back;
 ``store`` writes a JSONL transcript as the session runs and ``store_load`` reads one;
 ``persist`` starts a recorded session and reopens one; ``parking`` reads the permission waits
 a session records, so that one closed while it waits resumes waiting.

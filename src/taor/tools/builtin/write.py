@@ -13,7 +13,7 @@ from typing import Any
 from taor.tools.base import ToolContext, ToolOutput
 from taor.tools.builtin._common import environment_of, guarded, model_output
 from taor.tools.builtin.list_dir import DEFAULT_DEPTH, MAX_DEPTH, MAX_ENTRIES, ListDirTool
-from taor.tools.edit_hints import carries_line_numbers
+from taor.tools.edit.hints import carries_line_numbers
 from taor.tools.effects import (
     MAX_TEXT_BYTES,
     Effects,

@@ -18,8 +18,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from taor.tools.patch_hints import mismatch_message, normalize_punctuation
-from taor.tools.patch_model import Hunk, Op, PatchError
+from taor.tools.patch.hints import mismatch_message, normalize_punctuation
+from taor.tools.patch.model import Hunk, Op, PatchError
 
 PASSES: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("exact", str),

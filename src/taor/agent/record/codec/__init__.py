@@ -15,7 +15,7 @@ parts) and on the field's type otherwise (``Message``, ``Usage``). Unknown field
 (a newer writer may add some); an unknown kind, a missing field or a value of the wrong shape is
 a ``TranscriptError`` that names the record and the path to the field.
 
-The work is done in ``codec_encode`` and ``codec_decode``, from what ``codec_hints`` resolves
+The work is done in ``encode`` and ``decode``, from what ``hints`` resolves
 once per class.
 """
 
@@ -24,9 +24,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from taor.agent.events import EVENT_TYPES, Event
-from taor.agent.record.codec_decode import kind_decoder, record_decoder
-from taor.agent.record.codec_encode import record_encoder
-from taor.agent.record.codec_hints import Bad, Codec
+from taor.agent.record.codec.decode import kind_decoder, record_decoder
+from taor.agent.record.codec.encode import record_encoder
+from taor.agent.record.codec.hints import Bad, Codec
 from taor.agent.record.turns import TURN_TYPES, Turn
 from taor.errors import SessionError, TaorError, TranscriptError
 

@@ -3,10 +3,10 @@
 For tests and for hosts that simulate. Paths follow the same policy as ``LocalEnvironment``
 (``resolve_lexically``: no symlinks exist here), results have the same shapes, and the errors
 are the same classes with the same wording. Commands never run: ``script`` decides what they
-return (see ``taor.env.memory_commands``). ``fail`` makes the Nth call of an operation raise or
+return (see ``taor.env.memory.commands``). ``fail`` makes the Nth call of an operation raise or
 return a given result, ``fail_tool`` the same for a tool called through a ``ToolRegistry``, and
-every operation is recorded in ``calls`` (see ``taor.env.memory_faults``; the hooks are in
-``taor.env.memory_hooks``)::
+every operation is recorded in ``calls`` (see ``taor.env.memory.faults``; the hooks are in
+``taor.env.memory.hooks``)::
 
     env = MemoryEnvironment(files={"README.md": "hello\\n"})
     env.script("pytest -q", "3 passed\\n")
@@ -30,11 +30,11 @@ from taor.env.base import (
     OutputCallback,
     Spawned,
 )
-from taor.env.memory_commands import CommandScripts, replay_output
-from taor.env.memory_faults import CallLog
-from taor.env.memory_fs import MemoryTree, encode, read_lines, read_range
-from taor.env.memory_hooks import MemoryHooks
-from taor.env.memory_search import glob_files, grep_files
+from taor.env.memory.commands import CommandScripts, replay_output
+from taor.env.memory.faults import CallLog
+from taor.env.memory.fs import MemoryTree, encode, read_lines, read_range
+from taor.env.memory.hooks import MemoryHooks
+from taor.env.memory.search import glob_files, grep_files
 from taor.env.process import DEFAULT_TIMEOUT, MAX_TIMEOUT, clamp_timeout
 from taor.errors import ConfigurationError
 

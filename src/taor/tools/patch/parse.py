@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import cast
 
-from taor.tools.patch_model import (
+from taor.tools.patch.model import (
     AddFile,
     DeleteFile,
     Hunk,

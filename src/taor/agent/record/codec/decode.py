@@ -7,8 +7,8 @@ import binascii
 import types
 from typing import Any, Literal, Union, get_args, get_origin
 
-from taor.agent.record import codec_calls
-from taor.agent.record.codec_hints import (
+from taor.agent.record.codec import calls as codec_calls
+from taor.agent.record.codec.hints import (
     SCALARS,
     Bad,
     Codec,

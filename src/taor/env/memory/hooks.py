@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Mapping
 
-from taor.env.memory_commands import CommandReply, CommandScript, CommandScripts
-from taor.env.memory_faults import NO_RESULT, Call, CallLog, Fault
-from taor.env.memory_fs import MemoryTree, encode
+from taor.env.memory.commands import CommandReply, CommandScript, CommandScripts
+from taor.env.memory.faults import NO_RESULT, Call, CallLog, Fault
+from taor.env.memory.fs import MemoryTree, encode
 from taor.env.paths import relative_display
 
 TOOL_PREFIX = "tool:"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Sequence
 
-from taor.tools.patch_model import Hunk
+from taor.tools.patch.model import Hunk
 
 _PUNCTUATION = str.maketrans(
     {

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 from taor.env.base import EnvError, GrepMatch
 from taor.env.gitignore import GitignoreRule, gitignore_rules, inherited_rules, is_ignored
-from taor.env.memory_fs import MemoryTree
+from taor.env.memory.fs import MemoryTree
 from taor.env.paths import relative_display
 from taor.env.search import glob_regex
 

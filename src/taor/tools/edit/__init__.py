@@ -7,9 +7,9 @@ finds nothing do the fuzzy passes run, in order, each also ignoring what the one
 1. ``trailing_whitespace``: spaces and tabs at line ends;
 2. ``indentation``: another common indentation (``new`` is re-indented by the same delta);
 3. ``typography``: curly quotes, en/em dashes and non-breaking spaces read as ASCII;
-4. ``quotes``: quote marks that old_string left out around its words (``edit_quotes``).
+4. ``quotes``: quote marks that old_string left out around its words (``edit.quotes``).
 
-How each of the first passes finds old_string is in ``edit_match``.
+How each of the first passes finds old_string is in ``edit.match``.
 
 A match must be unique unless ``replace_all``. Failures raise ``EditError`` with a message a model
 can act on: the lines of the several matches, or the closest region of the file and the
@@ -22,9 +22,9 @@ import re
 from dataclasses import dataclass
 
 from taor.errors import ToolError
-from taor.tools.edit_hints import TYPOGRAPHY, no_match_message, numbered, unnumbered
-from taor.tools.edit_match import PASSES, FuzzyPass, Pass, find_all, pattern_for
-from taor.tools.edit_quotes import quoted_edit
+from taor.tools.edit.hints import TYPOGRAPHY, no_match_message, numbered, unnumbered
+from taor.tools.edit.match import PASSES, FuzzyPass, Pass, find_all, pattern_for
+from taor.tools.edit.quotes import quoted_edit
 
 _MAX_LISTED_LINES = 20
 _CONTEXT_LINES = 3  # around each edit in the snippet

@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, assert_never
 
-from taor.tools.patch_apply import PatchApplyError, update_text
-from taor.tools.patch_model import (
+from taor.tools.patch.apply import PatchApplyError, update_text
+from taor.tools.patch.model import (
     AddFile,
     DeleteFile,
     Hunk,
@@ -35,7 +35,7 @@ from taor.tools.patch_model import (
     Section,
     UpdateFile,
 )
-from taor.tools.patch_parse import parse_patch
+from taor.tools.patch.parse import parse_patch
 
 __all__ = [
     "AddFile",

@@ -2,7 +2,7 @@
 
 PatchError(ValueError)      a failure the model can act on (the tool returns it as data)
 ├── PatchParseError         the text breaks the grammar (names the patch line)
-└── PatchApplyError         (patch_apply) a file or a hunk's lines do not fit
+└── PatchApplyError         (patch.apply) a file or a hunk's lines do not fit
 """
 
 from __future__ import annotations

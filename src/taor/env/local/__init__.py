@@ -9,7 +9,7 @@ and keep an existing file's permissions. Commands go through ``run_command`` (se
 Background children that redirect their output outlive their command (an agent can start a
 dev server, then screenshot it) but not the environment: ``cleanup()`` ends the process groups
 of earlier commands that still run, then every process still marked with the environment's id,
-so daemons that called ``setsid`` or forked twice end too (``taor.env.local_commands``,
+so daemons that called ``setsid`` or forked twice end too (``taor.env.local.commands``,
 ``taor.env.reaper``). A watchdog process ends them as well if taor dies without cleaning up,
 even by SIGKILL. ``SandboxEnvironment`` ends them with their command (its pid namespace dies
 with bash).
@@ -28,7 +28,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from taor.env import local_files, search
+from taor.env import search
 from taor.env.base import (
     Capabilities,
     CommandResult,
@@ -41,7 +41,8 @@ from taor.env.base import (
     PathPolicyError,
 )
 from taor.env.envvars import EnvPolicy, command_environ
-from taor.env.local_commands import Commands
+from taor.env.local import files as local_files
+from taor.env.local.commands import Commands
 from taor.env.paths import PathPolicy
 from taor.env.process import DEFAULT_TIMEOUT, MAX_TIMEOUT, OUTPUT_CAP
 from taor.env.spawned import SpawnedProcess

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from taor.env.base import EnvError
-from taor.env.local_files import list_entries, read_lines, write_atomic
+from taor.env.local.files import list_entries, read_lines, write_atomic
 
 
 def test_read_lines_slices_and_refuses_negative_values(tmp_path: Path) -> None:

@@ -1,0 +1,1 @@
+"""The base system prompts of the profiles, one module each."""
