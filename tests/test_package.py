@@ -10,6 +10,8 @@ from types import ModuleType
 
 import pytest
 
+from taor._lazy import typing_imports
+
 HEAVY = ("anthropic", "openai", "google", "httpx2", "pydantic", "jsonschema", "tenacity")
 
 
@@ -100,14 +102,21 @@ def test_each_package_exports_exactly_what_it_imports_sorted(name: str) -> None:
 @pytest.mark.parametrize("name", ["taor", "taor.env"])
 def test_a_lazy_package_loads_each_name_from_the_module_its_type_imports_name(name: str) -> None:
     package = importlib.import_module(name)
-    where = {export: module for module, names in package._EXPORTS.items() for export in names}
-    assert where == {
-        export: source
-        for export, source in _imported_names(package).items()
-        if source != "taor._version"
-    }
+    where = typing_imports(package.__file__ or "")
+    assert sorted(where) == sorted(package.__all__) == sorted(dir(package))
     for export, source in where.items():
         assert getattr(package, export) is getattr(importlib.import_module(source), export)
+
+
+def test_importing_a_lazy_package_reads_no_file() -> None:
+    """Its names are read from its source at the first one asked for, not at import."""
+    code = (
+        "import builtins, io; opened = []; real = io.open\n"
+        "builtins.open = lambda f, *a, **k: (opened.append(str(f)), real(f, *a, **k))[1]\n"
+        "import taor, taor.env; print(len(opened)); taor.Session; print(len(opened))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0", "1"]
 
 
 def test_taor_tools_is_enough_to_write_a_tool() -> None:

@@ -12,6 +12,7 @@ TYPE_CHECKING = False  # importing typing would be most of ``import taor``'s cos
 if TYPE_CHECKING:
     from typing import Any
 
+    from taor._version import __version__
     from taor.agent import (
         Checkpoint,
         Decision,
@@ -70,70 +71,6 @@ if TYPE_CHECKING:
         tool_result,
     )
 
-# What ``taor`` exports, by the module that defines it; loaded on first access. The imports
-# above say the same for type checkers, and a test holds the two together.
-_EXPORTS = {
-    "taor.agent": (
-        "Checkpoint",
-        "Decision",
-        "Hooks",
-        "Limits",
-        "PermissionConfig",
-        "RewindResult",
-        "RunResult",
-        "Session",
-        "SessionConfig",
-    ),
-    "taor.errors": (
-        "AuthenticationError",
-        "ConfigurationError",
-        "ContentFilteredError",
-        "ContextLengthError",
-        "EnvError",
-        "IdleTimeoutError",
-        "InvalidRequestError",
-        "ModelNotFoundError",
-        "NetworkError",
-        "OverloadedError",
-        "PathNotFoundError",
-        "PathPolicyError",
-        "PermissionDeniedError",
-        "ProviderError",
-        "QuotaExhaustedError",
-        "RateLimitError",
-        "ServerError",
-        "SessionClosedError",
-        "SessionError",
-        "StreamInterruptedError",
-        "TaorError",
-        "ToolError",
-        "TranscriptError",
-        "UnknownIdError",
-    ),
-    "taor.llm": (
-        "ImagePart",
-        "Message",
-        "Model",
-        "Request",
-        "Response",
-        "RetryPolicy",
-        "ServerToolPart",
-        "TextPart",
-        "ThinkingPart",
-        "Timeouts",
-        "ToolCallPart",
-        "ToolChoice",
-        "ToolDefinition",
-        "ToolResultPart",
-        "Usage",
-        "complete",
-        "connect",
-        "tool_result",
-    ),
-}
-__getattr__, _dir = exports("taor", _EXPORTS)
-__all__ = sorted(["__version__", *_dir()])
-
-
-def __dir__() -> list[str]:
-    return __all__
+# The imports above are the package's public names, written once: at run time each is
+# imported from its module on first access (``taor._lazy``).
+__getattr__, __dir__ = exports(__name__, __file__)

@@ -40,37 +40,6 @@ if TYPE_CHECKING:
     from taor.env.paths import PathPolicy, resolve_lexically
     from taor.env.sandbox import SandboxEnvironment
 
-# What ``taor.env`` exports, by the module that defines it; the imports above say the same for
-# type checkers, and a test holds the two together.
-_EXPORTS = {
-    "taor.env.base": (
-        "Capabilities",
-        "CommandResult",
-        "DirEntry",
-        "EnvError",
-        "Environment",
-        "FileStat",
-        "GrepMatch",
-        "OutputCallback",
-        "PathNotFoundError",
-        "PathPolicyError",
-        "Spawned",
-        "StreamName",
-        "capabilities",
-    ),
-    "taor.env.envvars": (
-        "EnvPolicy",
-        "command_environ",
-        "filter_environ",
-        "is_secret",
-        "is_secret_name",
-    ),
-    "taor.env.local": ("LocalEnvironment",),
-    "taor.env.memory": ("MemoryEnvironment",),
-    "taor.env.memory.commands": ("CommandHandler", "CommandScript"),
-    "taor.env.memory.faults": ("Call", "Fault"),
-    "taor.env.paths": ("PathPolicy", "resolve_lexically"),
-    "taor.env.sandbox": ("SandboxEnvironment",),
-}
-__getattr__, __dir__ = exports("taor.env", _EXPORTS)
-__all__ = __dir__()
+# The imports above are the package's public names, written once: at run time each is
+# imported from its module on first access (``taor._lazy``).
+__getattr__, __dir__ = exports(__name__, __file__)
