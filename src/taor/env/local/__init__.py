@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import platform
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -95,7 +94,9 @@ class LocalEnvironment:
         )
 
     def os_version(self) -> str:
-        return f"{platform.system()} {platform.release()}".strip()
+        # platform.system() and .release(), without importing platform (its regexes cost)
+        name = os.uname() if hasattr(os, "uname") else None
+        return f"{name.sysname} {name.release}" if name is not None else sys.platform
 
     # files
 

@@ -13,18 +13,21 @@ from taor import errors as e
 from taor.llm.adapters import _wire as w
 from taor.llm.retry import parse_retry_after
 
-_CONTEXT = re.compile(
+# What an error's words say, searched case-blind (compiled at the first error, not at import).
+_CONTEXT = (
     r"context.{0,12}(length|window)|too many tokens|prompt is too long|maximum context"
-    r"|input is too long|exceeds the (maximum|context)|token count .* exceeds|input token count",
-    re.I,
+    r"|input is too long|exceeds the (maximum|context)|token count .* exceeds|input token count"
 )
-_FILTER = re.compile(r"content.?filter|safety|blocked|prohibited content", re.I)
-_QUOTA = re.compile(r"insufficient_quota|quota.*(exceeded|exhausted)|billing|credit balance", re.I)
-_OVERLOADED = re.compile(r"overloaded", re.I)
+_FILTER = r"content.?filter|safety|blocked|prohibited content"
+_QUOTA = r"insufficient_quota|quota.*(exceeded|exhausted)|billing|credit balance"
+_OVERLOADED = r"overloaded"
 # llama.cpp's server, older and newer: the model's tool call (or reply) did not parse.
-_MALFORMED_CALL = re.compile(
-    r"failed to parse tool call|produced output that does not match the expected", re.I
-)
+_MALFORMED_CALL = r"failed to parse tool call|produced output that does not match the expected"
+
+
+def _says(pattern: str, text: str) -> bool:
+    return re.search(pattern, text, re.IGNORECASE) is not None
+
 
 # Error "type" strings providers put in bodies and in-stream error events.
 _TYPES: dict[str, type[e.ProviderError]] = {
@@ -108,15 +111,15 @@ def classify(
     if by_type in _GENERIC and by_status is not None and by_status not in _GENERIC:
         cls = by_status  # e.g. OpenAI's 403s say invalid_request_error, Ollama's 429s api_error
     text = f"{code or ''} {message}"
-    if issubclass(cls, e.InvalidRequestError) and _CONTEXT.search(text):
+    if issubclass(cls, e.InvalidRequestError) and _says(_CONTEXT, text):
         cls = e.ContextLengthError
-    elif issubclass(cls, e.InvalidRequestError) and _FILTER.search(text):
+    elif issubclass(cls, e.InvalidRequestError) and _says(_FILTER, text):
         cls = e.ContentFilteredError
-    elif cls in (e.RateLimitError, e.InvalidRequestError) and _QUOTA.search(text):
+    elif cls in (e.RateLimitError, e.InvalidRequestError) and _says(_QUOTA, text):
         cls = e.QuotaExhaustedError
-    elif cls is e.ServerError and _OVERLOADED.search(text):
+    elif cls is e.ServerError and _says(_OVERLOADED, text):
         cls = e.OverloadedError
-    elif cls is e.ServerError and _MALFORMED_CALL.search(text):
+    elif cls is e.ServerError and _says(_MALFORMED_CALL, text):
         cls = e.MalformedToolCallError
     return cls(
         message or f"HTTP {status}",
