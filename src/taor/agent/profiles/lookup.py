@@ -9,15 +9,11 @@ including local servers (``ollama``, ``vllm``, ``lmstudio``), gets the forgiving
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
-from taor.agent.profiles.anthropic import anthropic_profile
 from taor.agent.profiles.base import Profile, ProfileId
-from taor.agent.profiles.compat import compat_profile
-from taor.agent.profiles.gemini import gemini_profile
-from taor.agent.profiles.local import local_profile
-from taor.agent.profiles.openai import openai_profile
 
 
 class _HasProvider(Protocol):
@@ -25,12 +21,13 @@ class _HasProvider(Protocol):
     def provider(self) -> str: ...
 
 
-BUILDERS: Mapping[ProfileId, Callable[[], Profile]] = {
-    "anthropic": anthropic_profile,
-    "openai": openai_profile,
-    "gemini": gemini_profile,
-    "openai-compat": compat_profile,
-    "local": local_profile,
+# id -> (module, builder): a profile's module is imported when that profile is asked for.
+BUILDERS: Mapping[ProfileId, tuple[str, str]] = {
+    "anthropic": ("taor.agent.profiles.anthropic", "anthropic_profile"),
+    "openai": ("taor.agent.profiles.openai", "openai_profile"),
+    "gemini": ("taor.agent.profiles.gemini", "gemini_profile"),
+    "openai-compat": ("taor.agent.profiles.compat", "compat_profile"),
+    "local": ("taor.agent.profiles.local", "local_profile"),
 }
 _ALIASES: Mapping[str, ProfileId] = {
     "anthropic": "anthropic",
@@ -72,4 +69,6 @@ def profile_id_for(model: str | _HasProvider) -> ProfileId:
 def profile_for(model: str | _HasProvider) -> Profile:
     """The profile for a model string (``"openai:gpt-5"``), a provider name, a bare model id
     or a ``Model`` (by its ``.provider``); unknown ones get the ``openai-compat`` profile."""
-    return BUILDERS[profile_id_for(model)]()
+    module, builder = BUILDERS[profile_id_for(model)]
+    make: Callable[[], Profile] = getattr(importlib.import_module(module), builder)
+    return make()
