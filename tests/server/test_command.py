@@ -9,8 +9,11 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
+
+from taor.testing import FakeProviderServer, Reply, stall
 
 TAOR = str(Path(sys.executable).parent / "taor")
 
@@ -112,3 +115,47 @@ def test_a_port_in_use_is_one_clear_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "--port" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def post(url: str, token: str, body: dict[str, object]) -> tuple[int, dict[str, object]]:
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(body).encode(),
+        headers={"authorization": f"Bearer {token}", "content-type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return answer.status, json.loads(answer.read())
+
+
+def test_sigterm_mid_run_leaves_it_interrupted_and_the_next_start_says_so(tmp_path: Path) -> None:
+    data, port = tmp_path / "service", free_port()
+    with FakeProviderServer(
+        [stall(60, after=2, reply=Reply(text="a long answer", chunk=4))]
+    ) as model:
+        process = subprocess.Popen(
+            [TAOR, "serve", "--port", str(port), "--data-dir", str(data),
+             "--model", "openai-compat:m", "--base-url", model.url],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )  # fmt: skip
+        assert process.stdout is not None
+        token = [process.stdout.readline() for _ in range(3)][2].rsplit(" ", 1)[-1].strip()
+        base = f"http://127.0.0.1:{port}"
+        _, run = post(f"{base}/runs", token, {"prompt": "go"})
+        deadline = time.monotonic() + 30
+        while get(f"{base}/runs/{run['id']}", token)[1]["status"] != "running":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        while not model.requests:  # the model is streaming, stalled
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        started = time.monotonic()
+        code, _ = stop(process)
+        assert code == 0 and time.monotonic() - started < 20
+    again, _ = start(data, port, 2)
+    status, shown = get(f"http://127.0.0.1:{port}/runs/{run['id']}", token)
+    assert stop(again)[0] == 0
+    assert status == 200 and shown["status"] == "interrupted"
+    transcript = data / "runs" / f"{run['id']}.jsonl"
+    assert transcript.exists() and transcript.stat().st_size > 0
