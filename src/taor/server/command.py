@@ -133,9 +133,10 @@ def _token(argv: list[str]) -> int:
 
 
 async def _tokens(args: Any, data_dir: Path) -> int:
+    from taor.server.config import ServiceConfig
     from taor.server.store import Database, Tokens
 
-    database = await Database.open(f"sqlite:///{data_dir / 'taor.db'}")
+    database = await Database.open(ServiceConfig(data_dir=data_dir).database())
     try:
         tokens = Tokens(database)
         if args.action == "create":

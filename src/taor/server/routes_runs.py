@@ -15,6 +15,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, HTTPException, Query, Request, Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from taor._private import private_dir
 from taor.agent.commands import Answer, Command, FollowUp, Interrupt, Steer
 from taor.errors import SessionError
 from taor.server.auth import CurrentUser
@@ -54,8 +55,7 @@ async def create_run(body: RunCreate, request: Request, user: CurrentUser) -> Ru
         options=body.model_dump(include={"limits", "permission_mode", "allow", "deny"}),
         metadata=body.metadata,
     )
-    workspace = service.config.data_dir / "workspaces" / record.id
-    workspace.mkdir(parents=True, mode=0o700)
+    workspace = private_dir(service.config.data_dir / "workspaces" / record.id)
     await service.runs.change(record.id, workspace=str(workspace))
     await service.manager.submit(record.id)
     return await _view(service, record.id, user)
