@@ -12,9 +12,13 @@ import uvicorn
 
 
 @contextlib.asynccontextmanager
-async def serving(app: Any) -> AsyncIterator[str]:
-    """The app's root URL while it is served."""
+async def serving(app: Any, *, send_buffer: int = 0) -> AsyncIterator[str]:
+    """The app's root URL while it is served. ``send_buffer`` bounds each connection's kernel
+    send buffer (connections inherit it from the listening socket), so that a client that
+    stops reading stalls the server after a few KiB rather than after megabytes."""
     sock = socket.socket()
+    if send_buffer:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
     sock.bind(("127.0.0.1", 0))
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
     task = asyncio.create_task(server.serve(sockets=[sock]))

@@ -24,7 +24,8 @@ from taor.server.store.runs import StoredEvent
 # What a client is given when it cannot keep up: it reconnects from its last number.
 DROPPED = StoredEvent(seq=-1, kind="dropped", data="")
 
-Replay = Callable[[str, int], Awaitable[list[StoredEvent]]]  # (run id, after) -> kept events
+Replay = Callable[[str, int], Awaitable[list[StoredEvent]]]
+"""(run id, after) -> the next kept events in order, some or all of them; none at the end."""
 
 
 @dataclass(kw_only=True, slots=True)
@@ -78,9 +79,10 @@ class Feeds:
             feed.followers.add(queue)  # before reading the log: nothing falls in between
         try:
             last = after
-            for event in await self._replay(run_id, after):
-                last = event.seq
-                yield event
+            while page := await self._replay(run_id, last):  # page by page, to the end
+                for event in page:
+                    last = event.seq
+                    yield event
             if feed is None:
                 return
             tail = list(feed.tail)
