@@ -28,9 +28,11 @@ def free_port() -> int:
 
 @dataclass
 class Home:
-    """A person's directories: ``config_file`` is their own taor config file."""
+    """A person's directories: ``config_file`` is their own taor config file. ``environ``,
+    when given, is their processes' environment as another test layout makes it."""
 
     root: Path
+    environ: dict[str, str] | None = None
 
     @property
     def config_file(self) -> Path:
@@ -48,6 +50,8 @@ class Home:
 
     def env(self, **extra: str) -> dict[str, str]:
         """The environment of a process of theirs: no TAOR_* setting and no provider key."""
+        if self.environ is not None:
+            return {**self.environ, **extra}
         clean = {
             name: value
             for name, value in os.environ.items()
