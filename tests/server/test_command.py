@@ -97,20 +97,37 @@ def test_a_port_in_use_is_one_clear_line(home: Home) -> None:
     assert "--port" in line and str(home.config_file) in line
 
 
-@pytest.mark.parametrize("where", ["a file", "under a file", "not writable"])
-def test_a_data_folder_that_cannot_be_used_is_one_clear_line(home: Home, where: str) -> None:
-    blocker = home.root / "blocker"
+@pytest.mark.parametrize(
+    ("where", "says"),
+    [
+        ("a file", "is not a folder; pick another with --data-dir"),
+        ("under a file", "cannot make the data folder"),
+        ("not writable", "is not writable; pick another with --data-dir"),
+        ("a broken database", "cannot open the database"),
+        ("a folder as its database", "cannot start: "),
+    ],
+)
+def test_a_data_folder_that_cannot_be_used_is_one_clear_line(
+    home: Home, where: str, says: str
+) -> None:
+    blocker, data = home.root / "blocker", home.root / "service"
     blocker.write_text("not a folder\n")
-    data = {"a file": blocker, "under a file": blocker / "service"}.get(where)
-    if where == "not writable":
+    if where in ("a file", "under a file"):
+        data = blocker if where == "a file" else blocker / "service"
+    elif where == "not writable":
         if os.geteuid() == 0:
             pytest.skip("root writes in any folder")
         data = home.root / "locked" / "service"
         data.parent.mkdir(mode=0o500)
+    elif where == "a broken database":
+        data.mkdir()
+        (data / "taor.db").write_bytes(b"not a database, " * 100)
+    else:
+        (data / "taor.db").mkdir(parents=True)
     done = run(home, "serve", "--port", "0", "--data-dir", str(data))
-    assert done.returncode == 2 and done.stdout == ""
+    assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
     [line] = done.stderr.splitlines()
-    assert line.startswith("taor: ") and str(data) in line and "--data-dir" in line
+    assert line.startswith("taor: ") and str(data) in line and says in line
 
 
 def test_sigterm_mid_run_leaves_it_interrupted_and_the_next_start_says_so(home: Home) -> None:

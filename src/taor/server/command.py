@@ -66,12 +66,17 @@ def run(argv: list[str]) -> int:
         return _serve(argv)
     except ConfigurationError as error:
         hint = " (see taor serve --help)" if isinstance(error, UsageError) else ""
-        print(f"taor: {error}{hint}", file=sys.stderr)
+        first = str(error).splitlines()[0]  # a database's error can add a line of links
+        print(f"taor: {first}{hint}", file=sys.stderr)
         return 2
     except SystemExit as leaving:  # argparse: --help, or a usage error it has printed
         return int(leaving.code or 0)
     except ModuleNotFoundError as error:
         print(f"taor: the service needs {error.name}: pip install 'taor[server]'", file=sys.stderr)
+        return 2
+    except OSError as error:  # a file of the service's it cannot use, met while starting
+        where = f" {error.filename}" if error.filename else ""
+        print(f"taor: cannot start:{where}: {error.strerror or error}", file=sys.stderr)
         return 2
 
 
