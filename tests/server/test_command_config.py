@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from taor.server.config_file import keys
 from taor.testing import FakeProviderServer, Reply, stall, text, tool_calls
 
 from .process import Home, call, free_port, run, serve, stop, token_of, url_of
@@ -43,12 +44,20 @@ def test_every_key_of_the_serve_table_takes_effect(home: Home) -> None:
     database = home.root / "elsewhere" / "service.db"
     read_marker = tool_calls(("shell", {"command": f"cat {marker}"}))
     with FakeProviderServer([read_marker, text("Read it.")]) as model:
-        home.configure(
-            f'[serve]\nhost = "127.0.0.2"\nport = {port}\ndata_dir = "service"\nworkers = 1\n'
-            f'model = "openai-compat:m"\nbase_url = "{model.url}"\nmax_body = 4096\n'
-            f'cors_origins = ["http://tools.example"]\nsandbox = false\n'
-            f'database_url = "sqlite:///{database}"\n'
-        )
+        table = {
+            "host": '"127.0.0.2"',
+            "port": str(port),
+            "data_dir": '"service"',
+            "workers": "1",
+            "model": '"openai-compat:m"',
+            "base_url": f'"{model.url}"',
+            "max_body": "4096",
+            "cors_origins": '["http://tools.example"]',
+            "sandbox": "false",
+            "database_url": f'"sqlite:///{database}"',
+        }
+        assert set(table) == set(keys()), "a [serve] key with no test of what it does"
+        home.configure("[serve]\n" + "".join(f"{k} = {v}\n" for k, v in table.items()))
         process, lines = serve(home)
         url, token = url_of(lines), token_of(lines)
         data = home.config_file.parent / "service"  # relative: from the file's folder

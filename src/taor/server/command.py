@@ -192,7 +192,7 @@ def _token(argv: list[str]) -> int:
     p.add_argument("action", choices=("create", "list", "revoke"))
     p.add_argument("name", nargs="?", help="the token's name (its user's name)")
     p.add_argument("--admin", action="store_true", help="create: the user sees every run")
-    p.add_argument("--data-dir", help="the service's data folder")
+    p.add_argument("--data-dir", help="the service's data folder (default: as taor serve finds it)")
     args = p.parse_args(argv)
     if args.action != "list" and not args.name:
         raise UsageError(f"token {args.action} needs a NAME")
