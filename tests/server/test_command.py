@@ -112,6 +112,7 @@ def test_a_data_folder_that_cannot_be_used_is_one_clear_line(
 ) -> None:
     blocker, data = home.root / "blocker", home.root / "service"
     blocker.write_text("not a folder\n")
+    mode = blocker.stat().st_mode & 0o777  # a file in the way is left as it was
     if where in ("a file", "under a file"):
         data = blocker if where == "a file" else blocker / "service"
     elif where == "not writable":
@@ -128,6 +129,7 @@ def test_a_data_folder_that_cannot_be_used_is_one_clear_line(
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
     [line] = done.stderr.splitlines()
     assert line.startswith("taor: ") and str(data) in line and says in line
+    assert blocker.read_text() == "not a folder\n" and blocker.stat().st_mode & 0o777 == mode
 
 
 def test_sigterm_mid_run_leaves_it_interrupted_and_the_next_start_says_so(home: Home) -> None:

@@ -109,14 +109,14 @@ def usable_data_dir(folder: Path) -> None:
     from taor._private import private_dir
 
     fix = f"pick another with --data-dir, or data_dir in [serve] of {user_file()}"
+    if folder.exists() and not folder.is_dir():  # checked first: a file is left as it is
+        raise ConfigurationError(f"the data folder {folder} is not a folder; {fix}")
     try:
         private_dir(folder)
     except OSError as error:
         raise ConfigurationError(
             f"cannot make the data folder {folder}: {error.strerror}; {fix}"
         ) from None
-    if not folder.is_dir():
-        raise ConfigurationError(f"the data folder {folder} is not a folder; {fix}")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ConfigurationError(f"the data folder {folder} is not writable; {fix}")
 
