@@ -18,6 +18,7 @@ _WHY = {
     "untrusted": "the folder is not trusted",
     "endpoint": "a .env never sets an endpoint",
     "outside": "not a file inside the project",
+    "service": "a project's file never configures a service",
 }
 
 

@@ -4,7 +4,8 @@ found (the environment, the project's .env, a config file), never shown.
 
 Exit codes: 0 taor can run here (a gap in an optional tool is only reported); 1 something it
 needs is missing or broken (Python 3.11, a readable configuration, a model to use, a writable
-sessions directory); 2 a usage error.
+sessions directory); 2 a usage error. The service's checks (``doctor_service``: its data
+folder, database and port) are reported and never fatal: taor runs without a service.
 """
 
 from __future__ import annotations
@@ -25,7 +26,11 @@ EPILOG = """exit codes:
   0  taor can run here (gaps in rg, git, bwrap or the local model are reported, not fatal)
   1  something it needs is missing: Python 3.11+, a readable configuration, a model (a
      provider key, or a local server), a writable sessions directory
-  2  usage error"""
+  2  usage error
+
+The service (taor serve, as [serve] of your config file sets it) is checked too: its data
+folder, its database (the newest schema, or how far behind: taor serve upgrades it) and its
+port (free, or held by a running taor service, or by another program); not fatal."""
 
 
 def run(argv: list[str]) -> int:
@@ -57,6 +62,7 @@ def all_checks(args: argparse.Namespace, environ: os._Environ[str]) -> list[Chec
     from platformdirs import user_config_dir
 
     from taor.cli import doctor_checks as do
+    from taor.cli.doctor_service import service_checks
     from taor.host.sessions import sessions_dir
 
     settings, config = _settings(args, environ)
@@ -76,6 +82,7 @@ def all_checks(args: argparse.Namespace, environ: os._Environ[str]) -> list[Chec
         ),
         do.bwrap(),
         do.local_model(),
+        *service_checks(environ, cwd),
     ]
 
 

@@ -1,14 +1,18 @@
 """``taor serve``: the service on this machine, and its tokens. The ``taor`` command hands
 ``serve`` here by name (``taor.cli`` imports nothing of the service).
 
-    taor serve [--host 127.0.0.1] [--port 8765] [--data-dir DIR] [--workers 2]
+    taor serve [--host 127.0.0.1] [--port 8765] [--data-dir DIR] [--workers 2] [--model M]
     taor serve token create NAME [--admin]
     taor serve token list
     taor serve token revoke NAME
 
-``serve`` prints its URL and where its data is; on the very first start it makes an admin
-token and prints it once. SIGTERM or Ctrl-C stops taking runs, interrupts the running ones
-(their transcripts stay valid; they show as ``interrupted``) and exits 0.
+Its settings come from the ``[serve]`` table of the person's own config file, then
+``TAOR_SERVE_*`` variables, then the flags (``config_file``); a project's config file never
+configures a service. ``serve`` prints its URL, where its data is and whether runs are
+sandboxed; on the very first start it makes an admin token and prints it once. A port in use or
+a data folder it cannot write is one line and exit 2. SIGTERM or Ctrl-C stops taking runs,
+interrupts the running ones (their transcripts stay valid; they show as ``interrupted``) and
+exits 0.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -24,16 +29,34 @@ from pathlib import Path
 from typing import Any
 
 from taor.errors import ConfigurationError
+from taor.server.config_file import Serve, load, project_notice, user_file
 
 DEFAULT_PORT = 8765
+EPILOG = """settings: the [serve] table of your own config file (~/.config/taor/config.toml;
+  never a project's .taor/config.toml), then TAOR_SERVE_<KEY> variables, then these flags.
+  Keys: host, port, data_dir, workers, model, base_url, max_body, cors_origins, sandbox,
+  database_url and the service's other settings by name, e.g.
+
+    [serve]
+    port = 9000
+    workers = 4
+    cors_origins = ["https://tools.example.org"]
+
+exit codes: 0 stopped (SIGTERM, Ctrl-C); 2 a bad setting, a port in use, a data folder that
+  cannot be written, or the server extra missing (pip install 'taor[server]')"""
 
 
 class UsageError(ConfigurationError):
     """A flag or argument the command cannot use."""
 
 
-def _parser(prog: str, description: str) -> argparse.ArgumentParser:
-    return argparse.ArgumentParser(prog=prog, description=description)
+def _parser(prog: str, description: str, epilog: str | None = None) -> argparse.ArgumentParser:
+    return argparse.ArgumentParser(
+        prog=prog,
+        description=description,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
 
 def run(argv: list[str]) -> int:
@@ -43,40 +66,59 @@ def run(argv: list[str]) -> int:
         return _serve(argv)
     except ConfigurationError as error:
         hint = " (see taor serve --help)" if isinstance(error, UsageError) else ""
-        print(f"taor: {error}{hint}", file=sys.stderr)
+        first = str(error).splitlines()[0]  # a database's error can add a line of links
+        print(f"taor: {first}{hint}", file=sys.stderr)
         return 2
     except SystemExit as leaving:  # argparse: --help, or a usage error it has printed
         return int(leaving.code or 0)
     except ModuleNotFoundError as error:
         print(f"taor: the service needs {error.name}: pip install 'taor[server]'", file=sys.stderr)
         return 2
+    except OSError as error:  # a file of the service's it cannot use, met while starting
+        where = f" {error.filename}" if error.filename else ""
+        print(f"taor: cannot start:{where}: {error.strerror or error}", file=sys.stderr)
+        return 2
 
 
 def _serve(argv: list[str]) -> int:
-    p = _parser("taor serve", "Run the taor service: runs over HTTP and SSE.")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port ({DEFAULT_PORT})")
+    p = _parser("taor serve", "Run the taor service: runs over HTTP and SSE.", EPILOG)
+    p.add_argument("--host", help="address to listen on (127.0.0.1)")
+    p.add_argument("--port", type=int, help=f"port ({DEFAULT_PORT}; 0: any free port)")
     p.add_argument("--data-dir", help="where runs, events and the database are kept")
-    p.add_argument("--workers", type=int, default=2, help="runs carried out at once (2)")
+    p.add_argument("--workers", type=int, help="runs carried out at once (2)")
     p.add_argument("--model", help="the model of a run that names none (default: local)")
     p.add_argument("--base-url", help="where the service reaches its models")
     args = p.parse_args(argv)
-    if not 0 <= args.port <= 65535:
-        raise UsageError(f"--port {args.port}: use 1 to 65535 (0: any free port)")
-    if args.workers < 1:
-        raise UsageError("--workers must be at least 1")
-    from taor.server.config import ServiceConfig
-
-    config = ServiceConfig(
-        data_dir=_data_dir(args.data_dir),
-        workers=args.workers,
-        default_model=args.model or "local",
-        base_url=args.base_url or "",
-    )
-    sock = _bound(args.host, args.port)
+    serve = _settings(vars(args))
+    notice = project_notice(Path.cwd())
+    if notice:
+        print(f"taor: {notice}", file=sys.stderr)
+    usable_data_dir(serve.config.data_dir)
+    sock = _bound(serve.address.host, serve.address.port)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_run(config, sock))
+        asyncio.run(_run(serve.config, sock))
     return 0
+
+
+def _settings(flags: dict[str, Any]) -> Serve:
+    return load(flags=flags, environ=os.environ, cwd=Path.cwd())
+
+
+def usable_data_dir(folder: Path) -> None:
+    """Make the data folder (0700) or say in one line why it cannot be used."""
+    from taor._private import private_dir
+
+    fix = f"pick another with --data-dir, or data_dir in [serve] of {user_file()}"
+    if folder.exists() and not folder.is_dir():  # checked first: a file is left as it is
+        raise ConfigurationError(f"the data folder {folder} is not a folder; {fix}")
+    try:
+        private_dir(folder)
+    except OSError as error:
+        raise ConfigurationError(
+            f"cannot make the data folder {folder}: {error.strerror}; {fix}"
+        ) from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigurationError(f"the data folder {folder} is not writable; {fix}")
 
 
 async def _run(config: Any, sock: socket.socket) -> None:
@@ -87,10 +129,12 @@ async def _run(config: Any, sock: socket.socket) -> None:
 
     service = await Service.open(config)
     host, port = sock.getsockname()[:2]
-    print(f"taor service on http://{host}:{port}  (docs: http://{host}:{port}/docs)")
-    print(f"data in {config.data_dir}")
+    where = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+    print(f"taor service on {where}  (docs: {where}/docs)")
+    print(f"data in {config.data_dir} ({_kept(config)})")
     if service.first_token is not None:
         print(f"first admin token (shown once, keep it): {service.first_token}")
+    print(_sandboxing(config.sandbox))
     sys.stdout.flush()
     server = uvicorn.Server(
         uvicorn.Config(create_app(service), log_level="warning", lifespan="off")
@@ -105,6 +149,28 @@ async def _run(config: Any, sock: socket.socket) -> None:
         await service.close()
 
 
+def _kept(config: Any) -> str:
+    """What is kept in the data folder, and the database when it is elsewhere."""
+    from taor.server.store.database import redacted
+
+    if config.database_url:
+        database = f"database {redacted(config.database_url)}"
+    else:
+        database = "database taor.db"
+    return f"{database}, transcripts in runs/, workspaces in workspaces/"
+
+
+def _sandboxing(sandbox: bool) -> str:
+    if not sandbox:
+        return "runs are not sandboxed (sandbox = false)"
+    if shutil.which("bwrap") is None:
+        return (
+            "runs are not sandboxed: bubblewrap is not installed "
+            "(apt-get install bubblewrap; taor doctor checks it)"
+        )
+    return "runs are sandboxed by bubblewrap"
+
+
 def _bound(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family)
@@ -115,7 +181,8 @@ def _bound(host: str, port: int) -> socket.socket:
     except OSError as error:
         sock.close()
         raise ConfigurationError(
-            f"cannot listen on {host}:{port}: {error.strerror}; pick another with --port"
+            f"cannot listen on {host}:{port}: {error.strerror}; "
+            f"pick another with --port, or port in [serve] of {user_file()}"
         ) from None
     return sock
 
@@ -125,18 +192,18 @@ def _token(argv: list[str]) -> int:
     p.add_argument("action", choices=("create", "list", "revoke"))
     p.add_argument("name", nargs="?", help="the token's name (its user's name)")
     p.add_argument("--admin", action="store_true", help="create: the user sees every run")
-    p.add_argument("--data-dir", help="the service's data folder")
+    p.add_argument("--data-dir", help="the service's data folder (default: as taor serve finds it)")
     args = p.parse_args(argv)
     if args.action != "list" and not args.name:
         raise UsageError(f"token {args.action} needs a NAME")
-    return asyncio.run(_tokens(args, _data_dir(args.data_dir)))
+    return asyncio.run(_tokens(args, _settings({"data_dir": args.data_dir}).config))
 
 
-async def _tokens(args: Any, data_dir: Path) -> int:
-    from taor.server.config import ServiceConfig
+async def _tokens(args: Any, config: Any) -> int:
     from taor.server.store import Database, Tokens
 
-    database = await Database.open(ServiceConfig(data_dir=data_dir).database())
+    usable_data_dir(config.data_dir)
+    database = await Database.open(config.database())
     try:
         tokens = Tokens(database)
         if args.action == "create":
@@ -159,13 +226,3 @@ async def _tokens(args: Any, data_dir: Path) -> int:
     finally:
         await database.close()
     return 0
-
-
-def _data_dir(given: str | None) -> Path:
-    if given:
-        return Path(given).expanduser().resolve()
-    if os.environ.get("TAOR_SERVE_DATA_DIR"):
-        return Path(os.environ["TAOR_SERVE_DATA_DIR"]).expanduser().resolve()
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("taor")) / "service"

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from taor.host.settings.schema import BY_NAME, Key
 
-Reason = Literal["untrusted", "endpoint", "outside"]
+Reason = Literal["untrusted", "endpoint", "outside", "service"]
 
 # Permission modes from the strictest; a project may only keep or tighten the one in force.
 STRICTNESS = ("plan", "default", "accept_edits", "bypass")
@@ -125,4 +125,10 @@ def notice(ignored: list[Ignored] | tuple[Ignored, ...]) -> str | None:
     outside = [str(item) for item in ignored if item.reason == "outside"]
     if outside:
         parts.append(f"{', '.join(outside)}: a project's file setting must name a file inside it")
+    service = [str(item) for item in ignored if item.reason == "service"]
+    if service:
+        parts.append(
+            f"{', '.join(service)}: a project's file never configures a service "
+            "(taor serve reads [serve] from your own config file)"
+        )
     return "ignored " + "; ".join(parts) if parts else None

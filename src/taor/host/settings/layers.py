@@ -10,7 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from taor.errors import ConfigurationError
+from taor.host.settings.confine import Ignored
 from taor.host.settings.schema import BY_NAME, KEYS, unknown
+
+# Tables of the config file that belong to another front end, read by it (``[serve]``: the
+# service's, and only from the person's own file: a project's is ignored, with a notice).
+OTHER_TABLES = ("serve",)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -23,6 +28,7 @@ class Layer:
     base: Path
     text: bool = False
     project: bool = False  # the project's own files: confined (``confine``) before merging
+    ignored: tuple[Ignored, ...] = ()  # left out before merging (a project's [serve])
 
 
 def file_layer(path: Path, base: Path, *, project: bool = False) -> Layer | None:
@@ -42,9 +48,15 @@ def file_layer(path: Path, base: Path, *, project: bool = False) -> Layer | None
         ) from None
     except OSError as error:
         raise ConfigurationError(f"{path}: cannot be read: {error.strerror}") from None
+    others = [name for name in OTHER_TABLES if table.pop(name, None) is not None]
+    ignored = [Ignored(name=f"[{name}]", source=str(path), reason="service") for name in others]
     values = _flatten(table, "", str(path))
     return Layer(
-        values=values, sources=dict.fromkeys(values, str(path)), base=base, project=project
+        values=values,
+        sources=dict.fromkeys(values, str(path)),
+        base=base,
+        project=project,
+        ignored=tuple(ignored) if project else (),
     )
 
 

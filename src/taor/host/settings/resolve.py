@@ -91,6 +91,7 @@ def resolve(
     ignored: list[Ignored] = []
     for layer in layers:
         if layer is not None:
+            ignored += layer.ignored
             ignored += _merge(layer, values, sources, root=root, trusted=trusted)
     dotenv, left_out = _dotenv_for_providers(dotenv, trusted)
     provider_env = _provider_env(values, sources, environ, dotenv)
