@@ -109,10 +109,12 @@ def _hashed(f: dataclasses.Field[Any]) -> bool:
 
 
 def _repr(names: tuple[str, ...]) -> Callable[[Any], str]:
+    shown = ", ".join(f"{name}={{!r}}" for name in names).format
+    values = _getter(names)
+
     @reprlib.recursive_repr()
     def __repr__(self: Any) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
-        return f"{type(self).__qualname__}({shown})"
+        return f"{type(self).__qualname__}({shown(*values(self))})"
 
     return __repr__
 
