@@ -16,7 +16,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 # ``taor.errors``, ``taor._*`` and ``taor`` itself sit under every layer.
 LAYERS = ("llm", "env", "tools", "agent", "host", "build")
 FRONT_ENDS = ("cli", "server", "mcp_server")
-BASE = ("errors", "_lazy", "_private", "_version")
+BASE = ("errors", "_lazy", "_private", "_records", "_version")
 
 
 @cache

@@ -18,9 +18,9 @@ what the ``Session`` method of the same name does, acknowledged by the same even
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, assert_never
 
+from taor._records import frozen
 from taor.agent.checkpoints.records import Checkpoint, RewindResult
 from taor.agent.events.base import DecisionKind
 from taor.llm.types import ImagePart
@@ -29,31 +29,31 @@ if TYPE_CHECKING:
     from taor.agent.session import Session
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Submit:
     kind: Literal["submit"] = "submit"
     text: str
     images: tuple[ImagePart, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Steer:
     kind: Literal["steer"] = "steer"
     text: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class FollowUp:
     kind: Literal["follow_up"] = "follow_up"
     text: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Interrupt:
     kind: Literal["interrupt"] = "interrupt"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Answer:
     """``agent_id``: a subagent's request (else the session's own, then its children's)."""
 
@@ -64,12 +64,12 @@ class Answer:
     agent_id: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ListCheckpoints:
     kind: Literal["checkpoints"] = "checkpoints"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Rewind:
     kind: Literal["rewind"] = "rewind"
     turn: int
@@ -77,7 +77,7 @@ class Rewind:
     conversation: bool = True
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Close:
     kind: Literal["close"] = "close"
     reason: str = "closed"

@@ -9,9 +9,10 @@ the others per input (cycle).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
+from taor._records import frozen
 from taor.llm.model import Timeouts
 from taor.llm.retry import RetryPolicy
 from taor.llm.types import ReasoningEffort
@@ -20,7 +21,7 @@ PermissionMode = Literal["default", "accept_edits", "plan", "bypass"]
 HeadlessDecision = Literal["allow", "deny"]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Limits:
     """Counted limits are checked before each model call. ``max_wall_time`` is a deadline: the
     model call, tool or permission wait in flight when it passes is stopped as an interrupt
@@ -46,14 +47,14 @@ class Limits:
     summary_time: float = 30.0  # seconds that summary may take (0: no bound)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class LoopDetectionConfig:
     enabled: bool = True
     window: int = 10
     cooldown: int = 10  # tool calls after a warning before another can fire
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class PermissionConfig:
     """``allow`` / ``deny`` are rules like ``shell(git status*)`` or ``edit_file(src/**)``;
     deny wins. ``headless`` answers a request when the host has no way to (no ``can_use_tool``
@@ -68,7 +69,7 @@ class PermissionConfig:
     timeout: float = 0.0
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class CompactionConfig:
     """When the session compacts what it sends (``taor.agent.context.compact_step``): before a model
     call once the estimate reaches ``threshold`` of the context window, once on a context-length
@@ -84,7 +85,7 @@ class CompactionConfig:
     max_messages: int = 1000
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class SessionConfig:
     """``instructions`` are the user's own, the last layer of the built system prompt;
     ``system_prompt``, when set, replaces the built prompt entirely (profile prompt, environment

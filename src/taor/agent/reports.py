@@ -11,9 +11,9 @@ threshold uses.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal, assert_never
 
+from taor._records import frozen
 from taor.agent.checkpoints.diff import SessionDiff, session_diff
 from taor.agent.context.ledger import CHARS_PER_TOKEN, part_chars, tools_chars
 from taor.agent.runtime import Runtime
@@ -47,7 +47,7 @@ CONTEXT_PARTS = (
 )
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class UsageReport:
     """``usage``, ``cost`` and ``responses`` count this process's model calls (``cost`` None
     once a response could not be priced); ``session_model_calls`` and ``session_cost`` add
@@ -68,7 +68,7 @@ class UsageReport:
     pricing: Pricing = "priced"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ContextReport:
     """The calibrated token estimate of the next request (``tokens``) against the model's
     ``window``, and what it is made of: ``parts`` lists (name, tokens) in ``CONTEXT_PARTS``
@@ -86,7 +86,7 @@ class ContextReport:
         return self.tokens / self.window if self.window > 0 else 0.0
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class RulesInForce:
     """The permission mode and rules a session decides by: ``allow`` and ``deny`` from its
     config, ``added`` the allow rules given since (``allow_always``), as rule text."""

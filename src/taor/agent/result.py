@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from taor._records import frozen
 from taor.agent.events import (
     ErrorEvent,
     Event,
@@ -15,7 +16,7 @@ from taor.agent.events import (
 from taor.llm.response import Usage
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class RunResult:
     """The final text, why the cycle stopped, its usage and cost (None when a price is
     unknown), the model calls (``turns``: every request sent, retries and calls cut short

@@ -14,17 +14,17 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping, Set
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from taor._records import frozen
 from taor.host.settings import Settings
 
 Status = Literal["ok", "missing", "broken", "note"]
 PROBE_TIMEOUT = 10.0
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Check:
     name: str
     status: Status

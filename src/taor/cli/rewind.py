@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taor._records import frozen
 from taor.errors import ConfigurationError, SessionError
 from taor.host.outcome import EXIT_DONE, EXIT_USAGE
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from taor.llm.types import Request
 
 
-@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class RecordedModel:
     """Stands for the model a transcript names, for a run that asks nothing of a model."""
 

@@ -16,9 +16,9 @@ Errors::
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
+from taor._records import frozen
 from taor.errors import EnvError as EnvError  # defined in taor.errors, exported here too
 from taor.errors import PathNotFoundError as PathNotFoundError
 from taor.errors import PathPolicyError as PathPolicyError
@@ -28,7 +28,7 @@ OutputCallback = Callable[[str, StreamName], Awaitable[None] | None]
 """Receives decoded output as it arrives: ``(text, stream)``; may be sync or async."""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class CommandResult:
     """What a command did.
 
@@ -62,7 +62,7 @@ class CommandResult:
         return bool(self.stdout_dropped or self.stderr_dropped or self.output_dropped)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class FileStat:
     """Facts about one path: its kind, size in bytes and modification time (epoch seconds)."""
 
@@ -74,7 +74,7 @@ class FileStat:
     mtime: float
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class DirEntry:
     """One entry of a listing: its path relative to the listed directory, name, kind, size.
 
@@ -88,7 +88,7 @@ class DirEntry:
     depth: int
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class GrepMatch:
     """One matching line: the file (relative to the workspace root), 1-based line number, text."""
 
@@ -97,7 +97,7 @@ class GrepMatch:
     line: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Capabilities:
     """What an environment can do beyond the protocol, for tools that can use it.
 

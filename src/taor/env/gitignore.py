@@ -18,14 +18,14 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from taor._records import frozen
 from taor.env.wildmatch import wildmatch_regex
 
 Reader = Callable[[str], str | None]  # the text of a file; None when missing or not a file
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class GitignoreRule:
     """One pattern; ``prefix`` is its file's directory with a ``/`` ("" for relative paths)."""
 

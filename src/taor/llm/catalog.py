@@ -23,18 +23,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from taor._records import frozen
 from taor.errors import ConfigurationError
 from taor.llm.response import Usage
 
 THINKING_KINDS = ("budget", "level", "effort")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ModelInfo:
     """What taor knows about one model. ``thinking`` says how reasoning is controlled:
     ``"budget"`` (Anthropic budget_tokens, Gemini 2.5 thinkingBudget), ``"level"`` (Gemini 3

@@ -13,28 +13,28 @@ complete; they become ``ServerToolPart``s, never tool calls.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from taor._records import frozen
 from taor.llm.response import FinishReason, Usage
 from taor.llm.types import ProviderState
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class StreamStart:
     kind: Literal["start"] = "start"
     id: str | None = None
     model: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class TextDelta:
     kind: Literal["text_delta"] = "text_delta"
     index: int
     text: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ThinkingDelta:
     """Reasoning text, or (with ``signature``) the signature that seals it. ``redacted`` marks
     a redacted block whose opaque payload travels in ``signature``."""
@@ -46,7 +46,7 @@ class ThinkingDelta:
     redacted: bool = False
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ToolCallStart:
     kind: Literal["tool_call_start"] = "tool_call_start"
     index: int
@@ -54,20 +54,20 @@ class ToolCallStart:
     name: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ToolCallDelta:
     kind: Literal["tool_call_delta"] = "tool_call_delta"
     index: int
     arguments: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ToolCallEnd:
     kind: Literal["tool_call_end"] = "tool_call_end"
     index: int
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ServerToolUse:
     """The provider ran one of its own tools: ``block`` is the complete block (``id``,
     ``name``, ``input``, as the provider sent it)."""
@@ -77,7 +77,7 @@ class ServerToolUse:
     block: Mapping[str, Any]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ServerToolResult:
     """The result of a provider's own tool: ``block`` is the complete block (its ``type``, such
     as ``web_search_tool_result``, ``tool_use_id`` and ``content``)."""
@@ -87,7 +87,7 @@ class ServerToolResult:
     block: Mapping[str, Any]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class StateDelta:
     """Opaque provider state for the part at ``index`` (or the message when ``index`` is None),
     merged into what that part already holds, one provider key at a time."""
@@ -97,13 +97,13 @@ class StateDelta:
     state: ProviderState
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class UsageUpdate:
     kind: Literal["usage"] = "usage"
     usage: Usage
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Finish:
     kind: Literal["finish"] = "finish"
     reason: FinishReason

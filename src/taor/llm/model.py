@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from taor._records import frozen
 from taor.llm.assembler import Assembler
 from taor.llm.events import StreamEvent
 from taor.llm.response import Response
@@ -31,7 +31,7 @@ class Model(Protocol):
     async def aclose(self) -> None: ...
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Timeouts:
     """Timeouts that suit reasoning models: a short connect timeout and an idle timeout (the
     longest silence allowed between two bytes of a stream), never a whole-request deadline."""

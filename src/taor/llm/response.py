@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from taor._records import frozen
 from taor.llm.types import FinishKind, Message, ThinkingPart, ToolCallPart
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Usage:
     """Token counts, normalized so that every provider means the same thing by each field.
 
@@ -45,13 +44,13 @@ class Usage:
         )
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class FinishReason:
     reason: FinishKind
     raw: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Response:
     message: Message
     finish_reason: FinishReason

@@ -21,16 +21,16 @@ import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
-from dataclasses import dataclass
 from typing import Literal, TypeVar
 
+from taor._records import frozen
 from taor.errors import ProviderError
 from taor.llm.events import StreamEvent, StreamStart
 
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class RetryInfo:
     """Between two attempts: which one failed, how long until the next, why, and whether the
     failed attempt had delivered content that the consumer must now discard."""
@@ -46,7 +46,7 @@ OnRetry = Callable[[RetryInfo], None]
 Sleep = Callable[[float], Awaitable[None]]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class RetryPolicy:
     max_attempts: int = 5
     base_delay: float = 1.0

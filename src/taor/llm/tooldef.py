@@ -7,16 +7,17 @@ import functools
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from taor._records import frozen
 from taor.errors import ConfigurationError
 from taor.llm.schema_subset import plainly_valid
 
 _TOOL_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]{0,63}$")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ToolDefinition:
     """A tool offered to the model. Checked when defined: a bad name or schema fails here,
     not as a 400 from the provider in the middle of a session."""

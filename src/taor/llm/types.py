@@ -21,9 +21,10 @@ taor never runs it (it is not a ``ToolCallPart``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, TypeAlias
 
+from taor._records import frozen
 from taor.errors import ConfigurationError
 from taor.llm.tooldef import ToolDefinition
 
@@ -33,14 +34,14 @@ ReasoningEffort: TypeAlias = Literal["low", "medium", "high", "xhigh"]
 FinishKind: TypeAlias = Literal["stop", "length", "tool_calls", "content_filter", "error", "other"]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class TextPart:
     kind: Literal["text"] = "text"
     text: str
     provider_state: ProviderState | None = None
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ImagePart:
     """An image given inline (``data``) or by ``url``; exactly one of them is set."""
 
@@ -55,7 +56,7 @@ class ImagePart:
             raise ConfigurationError("an ImagePart needs exactly one of data= or url=")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ToolCallPart:
     """A call the model asked for. ``arguments`` is parsed; ``raw_arguments`` is as received."""
 
@@ -67,7 +68,7 @@ class ToolCallPart:
     provider_state: ProviderState | None = None
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ToolResultPart:
     """The result of one tool call: text and/or images, flagged when it is an error."""
 
@@ -83,7 +84,7 @@ class ToolResultPart:
         return "".join(p.text for p in self.content if isinstance(p, TextPart))
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ThinkingPart:
     """Model reasoning. For redacted thinking, ``text`` is empty and ``signature`` holds the
     opaque payload. ``provider`` names who produced it; only that provider can read it back."""
@@ -96,7 +97,7 @@ class ThinkingPart:
     provider_state: ProviderState | None = None
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ServerToolPart:
     """A tool the ``provider`` ran itself, or its result: ``block`` is the provider's content
     block as received (JSON data), sent back verbatim to that provider and dropped for any other.
@@ -126,7 +127,7 @@ Part: TypeAlias = (
 )
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Message:
     role: Role
     parts: tuple[Part, ...] = ()
@@ -172,7 +173,7 @@ def tool_result(
     return ToolResultPart(call_id=call_id, content=parts, is_error=is_error, name=name)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ToolChoice:
     """Which tools the model may call; ``parallel`` False asks for at most one call per reply
     (Anthropic's ``disable_parallel_tool_use``, OpenAI's ``parallel_tool_calls``; Gemini has
@@ -187,7 +188,7 @@ class ToolChoice:
             raise ConfigurationError("ToolChoice: give name= exactly when mode='named'")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Request:
     """One model call. ``model`` may be left empty to use the client's own model id.
     ``provider_options`` is keyed by provider family and merged into that provider's body."""

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+from taor._records import frozen
 
 DEFAULT_MAX_BODY = 1 << 20  # 1 MiB: prompts and steering, not uploads
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ServiceConfig:
     data_dir: Path
     database_url: str = ""  # "" is SQLite in data_dir

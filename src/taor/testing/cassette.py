@@ -25,6 +25,7 @@ from typing import Any, Literal
 import httpx2
 from httpx2 import AsyncBaseTransport
 
+from taor._records import frozen
 from taor.errors import ConfigurationError
 
 REDACTED = "REDACTED"
@@ -36,7 +37,7 @@ Match = Literal["sequence", "request"]
 _Sink = Callable[["Exchange"], None]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Exchange:
     """One request and its response, whose body arrived as ``chunks`` (all of them unless
     the caller closed the stream early: ``complete=False``)."""

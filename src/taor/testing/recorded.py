@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from taor._records import frozen
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+
+@frozen
 class RecordedRequest:
     method: str
     path: str

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
+from taor._records import frozen
 from taor.llm.events import (
     Finish,
     ServerToolResult,
@@ -37,7 +38,7 @@ from taor.llm.types import FinishKind
 from taor.testing.server_tools import ServerToolRun, server_tool_blocks
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ToolCall:
     name: str
     arguments: Mapping[str, Any] | str = field(default_factory=dict)
@@ -50,7 +51,7 @@ class ToolCall:
         return json.dumps(self.arguments, separators=(",", ":"))
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Reply:
     """One scripted model turn. ``chunk`` is how many characters each streamed delta carries.
     ``signature`` seals the thinking (as Anthropic does); ``usage`` defaults to an estimate.
@@ -86,7 +87,7 @@ def tool_calls(
     return Reply(text=text, tool_calls=built, **kwargs)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class HttpError:
     """An HTTP error answered by the fake server in the provider's own body shape.
     ``error_type`` is the provider's error type (e.g. ``rate_limit_error``); when None, the
@@ -128,7 +129,7 @@ def quota_exhausted(message: str = "You exceeded your current quota") -> HttpErr
     return HttpError(status=429, message=message, error_type="insufficient_quota")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Fault:
     """A stream that goes wrong after ``after`` events of ``reply`` (0 = before the first byte)."""
 

@@ -5,11 +5,13 @@ stream as."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from taor._records import frozen
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+
+@frozen
 class ServerToolRun:
     """A tool the provider runs itself within a reply (Anthropic's web search, web fetch, code
     execution, tool search): its use (``name``, ``input``) and its result block (``result_type``

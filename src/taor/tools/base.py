@@ -22,11 +22,12 @@ import asyncio
 import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from taor._records import frozen
 from taor.errors import ToolError as ToolError  # defined in taor.errors, exported here too
 from taor.llm.tooldef import ToolDefinition
 from taor.llm.types import ImagePart, TextPart, ToolResultPart, tool_result
@@ -44,7 +45,7 @@ def _discard_output(chunk: str) -> None:
     """The default ``on_output``: streamed output goes nowhere."""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ToolContext:
     """What a tool gets besides its arguments.
 
@@ -71,7 +72,7 @@ class ToolContext:
         return str(self.output_dir / f"{name}{suffix}")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ToolOutput:
     """The result of running a tool: content for the model, ``metadata`` for the host."""
 

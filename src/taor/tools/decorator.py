@@ -24,9 +24,10 @@ import enum
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, get_type_hints, overload
 
+from taor._records import frozen
 from taor.errors import ConfigurationError
 from taor.tools.base import ToolContext, ToolOutput, definition_of
 from taor.tools.function_schema import Converter, converter_for, json_schema_for, parse_docstring
@@ -34,7 +35,7 @@ from taor.tools.function_schema import Converter, converter_for, json_schema_for
 ToolFunction = Callable[..., Awaitable[Any]]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class FunctionTool:
     """A tool that calls ``function`` with the arguments as keyword arguments."""
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from taor._records import frozen
 from taor.tools.truncation import Limits
 
 SubjectStyle = Literal["command", "path", "text"]
@@ -41,7 +41,7 @@ MAX_TEXT_BYTES = 256 * 1024
 _PATCH_HEADER = re.compile(r"^\s*\*\*\* (?:Add File|Delete File|Update File|Move to):(.*)$", re.M)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Effects:
     """One call's declared effects (see the module docstring); the defaults are the safe ones."""
 

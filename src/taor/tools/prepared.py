@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from taor._records import frozen
 from taor.llm.types import ToolCallPart
 from taor.tools.base import Tool, ToolContext, ToolOutput
 from taor.tools.effects import (
@@ -33,7 +33,7 @@ ELLIPSIS = "…"
 RunTranslated = Callable[[Mapping[str, Any], Mapping[str, Any], ToolContext], Awaitable[ToolOutput]]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Declared:
     """What a tool declares beside the ``Tool`` protocol, looked up once per tool (the
     registry keeps it with the tool): its limits, and its translation, effects and translated
@@ -93,7 +93,7 @@ class Declared:
         )
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class PreparedCall:
     """A call that passed lookup and validation, with what its tool declares about it.
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
+from taor._records import frozen
 from taor.tools.base import Tool, ToolContext, ToolError, ToolOutput
 from taor.tools.effects import UNDECLARED, DeclaresEffects, DeclaresLimits, Effects
 from taor.tools.truncation import FALLBACK_LIMITS, Limits
@@ -43,7 +44,7 @@ def unchanged(arguments: Mapping[str, Any]) -> dict[str, Any]:
     return dict(arguments)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ProfiledTool:
     """A tool with a profile's name, description and schema over a built-in ``executor``."""
 
@@ -114,7 +115,7 @@ class Translating(Protocol):
     ) -> ToolOutput: ...
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ArgumentMap:
     """Renames, then converts units, then keeps only ``keep`` (if given: the model's arguments
     the tool takes, the rest dropped), then fills the profile's ``defaults``.

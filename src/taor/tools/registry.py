@@ -31,9 +31,9 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from taor._records import frozen
 from taor.llm.tooldef import ToolDefinition
 from taor.llm.types import ToolCallPart
 from taor.tools.base import Tool, ToolContext, ToolError, ToolOutput, definition_of
@@ -44,7 +44,7 @@ from taor.tools.truncation import FALLBACK_LIMITS, Limits
 RAW_ARGUMENTS_QUOTE_LIMIT = 2000
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class _Entry:
     tool: Tool
     definition: ToolDefinition

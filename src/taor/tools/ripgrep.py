@@ -21,9 +21,9 @@ import shlex
 import shutil
 import sys
 import sysconfig
-from dataclasses import dataclass
 from operator import itemgetter
 
+from taor._records import frozen
 from taor.env.base import EnvError, Environment, GrepMatch
 
 _FLAGS = ("--no-config", "--color=never", "--hidden", "--no-require-git", "--glob=!.git")
@@ -48,7 +48,7 @@ def find_rg() -> str | None:
     return shutil.which("rg")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class RgQuery:
     """One search: ``counts`` asks for matching-line counts per file instead of the lines;
     ``limit`` caps the lines parsed (the first by path and line number; all are counted)."""
@@ -61,7 +61,7 @@ class RgQuery:
     limit: int | None = None
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class RgResult:
     """What rg found: matching lines sorted by path and line number (at most the query's
     ``limit``; ``total`` counts all of them), or (path, count) pairs sorted by path.

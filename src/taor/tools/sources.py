@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from taor._records import frozen
 from taor.tools.base import Tool
 
 OnChange = Callable[[], None]
@@ -43,7 +44,7 @@ class ToolSource(Protocol):
         ...
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class StaticSource:
     """A fixed list of tools (the built-ins): nothing to start or close, never a change."""
 

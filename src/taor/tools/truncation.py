@@ -22,9 +22,9 @@ for it. Text that fits is returned as the same object, not copied.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
+from taor._records import frozen
 from taor.errors import ConfigurationError
 
 Mode = Literal["head_tail", "tail"]
@@ -41,7 +41,7 @@ _TAIL_WARNING = (
 _LINES_OMITTED = "[... {omitted} lines omitted ...]"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Limits:
     """How much of a tool's output the model sees: ``chars`` first, then ``lines`` if set."""
 
@@ -60,7 +60,7 @@ class Limits:
             )
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Truncated:
     """The text for the model, and what was cut from the original (for the host)."""
 

@@ -8,13 +8,12 @@ very large file, and a file whose earlier content was never saved.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from taor._records import frozen
 from taor.agent.checkpoints.log import CheckpointLog
 from taor.tools.diff import MAX_BYTES, Texts, read_texts, unified_diff
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class SessionDiff:
     """``diff``: the unified diff of the text files changed; ``files``: every file changed
     (the diff's and the noted ones), in path order; ``notes``: the files the diff leaves out,

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from taor._records import frozen
 from taor.agent.checkpoints.index import Index
 from taor.agent.checkpoints.records import After, Before, Checkpoint, Note, Record
 from taor.agent.checkpoints.storage import IndexFile, ObjectStore
@@ -59,7 +60,7 @@ class Budget:
         return True
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Seen:
     """A file as looked at: absent, or present with its object (None: not saved, ``reason``)."""
 

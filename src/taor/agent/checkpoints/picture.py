@@ -27,11 +27,11 @@ import re
 import shlex
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from taor._private import private_dir
+from taor._records import frozen
 from taor.agent.checkpoints.log import MAX_FILE, Stat
 from taor.env.base import EnvError, Environment
 
@@ -45,19 +45,19 @@ Mode = Literal["auto", "git", "plain"]
 _QUIET = {"LC_ALL": "C", "GIT_OPTIONAL_LOCKS": "0"}  # no translated text, no index lock
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class GitPicture:
     head: str  # the commit checked out ("" before the first commit)
     dirty: frozenset[str]  # differing from the base commit, or untracked
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ScanPicture:
     files: Mapping[str, str]  # "size mtime" by path (see stat_of)
     capped: bool
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class NoPicture:
     why: str
 

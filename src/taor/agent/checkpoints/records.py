@@ -16,13 +16,14 @@ A host sees ``Checkpoint`` (one per user input, with its ``FileChange`` list) an
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
+
+from taor._records import frozen
 
 FileState = Literal["changed", "created", "deleted"]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Before:
     kind: Literal["before"] = "before"
     turn: int
@@ -36,7 +37,7 @@ class Before:
         return not self.existed or self.object is not None
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class After:
     kind: Literal["after"] = "after"
     turn: int
@@ -45,7 +46,7 @@ class After:
     object: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Note:
     kind: Literal["note"] = "note"
     turn: int
@@ -104,7 +105,7 @@ def _object(data: dict[str, Any]) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class FileChange:
     """A file a turn changed: ``state`` says how (against the turn's start), ``restorable``
     whether its earlier state was saved (``reason`` says why not)."""
@@ -115,7 +116,7 @@ class FileChange:
     reason: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Checkpoint:
     """The state before one user input: ``turn`` (1 for the session's first input), the first
     line of its prompt, when it was given, the files changed while it ran and ``notes`` on
@@ -128,7 +129,7 @@ class Checkpoint:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class RewindResult:
     """What ``Session.rewind`` did. ``restored``: files written back; ``removed``: files created
     since, deleted; ``unrestorable``: files it could not put back, each with why (their

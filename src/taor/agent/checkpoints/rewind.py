@@ -15,9 +15,9 @@ are left as they were. A session without a transcript forks in memory.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 
+from taor._records import frozen
 from taor.agent.checkpoints.log import CheckpointLog
 from taor.agent.checkpoints.records import Before, FileChange, FileState, Note, RewindResult
 from taor.agent.context.ledger import UsageLedger
@@ -31,7 +31,7 @@ from taor.env.base import EnvError
 from taor.errors import SessionError
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Restored:
     restored: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()

@@ -18,8 +18,8 @@ none, and ``problems`` says so; an image over ``max_image_bytes`` is refused wit
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from taor._records import frozen
 from taor.env.base import Environment
 from taor.llm.types import ImagePart
 from taor.tools.builtin.file_kinds import image_type
@@ -31,7 +31,7 @@ MAX_ENTRIES = 200
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Attached:
     """The prompt with the files appended (``text``), the paths attached, and why others
     named could not be."""

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
+
+from taor._records import frozen
 
 StopReason = Literal[
     "completed",  # the model answered without tool calls
@@ -18,7 +20,7 @@ LimitName = Literal["model_calls", "tool_rounds", "tool_calls", "wall_time", "co
 DecisionKind = Literal["allow", "allow_always", "deny"]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class EventBase:
     """``timestamp``: seconds since the epoch; ``agent_id``: empty for the session's own
     events, the child's id (``child/grandchild`` deeper) for a subagent's; ``seq``: the

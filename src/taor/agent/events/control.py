@@ -4,13 +4,13 @@ interrupts, limits, compaction, warnings and errors."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
+from taor._records import frozen
 from taor.agent.events.base import DecisionKind, EventBase, LimitName, StopReason
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class SessionStart(EventBase):
     kind: Literal["session_start"] = "session_start"
     session_id: str
@@ -19,14 +19,14 @@ class SessionStart(EventBase):
     resumed: bool = False
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class UserInput(EventBase):
     kind: Literal["user_input"] = "user_input"
     text: str
     cycle: int
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class PermissionRequest(EventBase):
     """Answer with ``Session.decide(request_id, ...)``; ``reason`` says why it asks; ``rules``
     are the permission rules an ``allow_always`` answer would add (``shell(git status)``).
@@ -45,7 +45,7 @@ class PermissionRequest(EventBase):
     diff: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class PermissionDecision(EventBase):
     """How a call's permission was settled; ``source``: rule, mode, host, callback, default;
     ``rules``: the rules an ``allow_always`` added for the rest of the session."""
@@ -60,13 +60,13 @@ class PermissionDecision(EventBase):
     rules: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class SteeringQueued(EventBase):
     kind: Literal["steering_queued"] = "steering_queued"
     text: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class SteeringInjected(EventBase):
     """A message added to the history for the model: ``source`` is user, loop_detection, hook."""
 
@@ -75,19 +75,19 @@ class SteeringInjected(EventBase):
     source: str = "user"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class FollowUpQueued(EventBase):
     kind: Literal["follow_up_queued"] = "follow_up_queued"
     text: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Interrupted(EventBase):
     kind: Literal["interrupted"] = "interrupted"
     reason: str = "interrupted by the host"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class TurnLimit(EventBase):
     kind: Literal["turn_limit"] = "turn_limit"
     limit: LimitName
@@ -110,7 +110,7 @@ _LIMIT_UNITS = {
 }
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class LoopDetection(EventBase):
     """``stopped`` is False for the first warning, True when the cycle ends because of it."""
 
@@ -120,7 +120,7 @@ class LoopDetection(EventBase):
     stopped: bool = False
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Compaction(EventBase):
     kind: Literal["compaction"] = "compaction"
     tokens_before: int
@@ -128,7 +128,7 @@ class Compaction(EventBase):
     message: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class SystemPromptChanged(EventBase):
     """The system prompt was rebuilt (an instruction file changed, or the host asked)."""
 
@@ -136,14 +136,14 @@ class SystemPromptChanged(EventBase):
     reason: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class WarningEvent(EventBase):
     kind: Literal["warning"] = "warning"
     message: str
     code: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ErrorEvent(EventBase):
     """Something failed; ``fatal`` when the session closed because of it. A failed model call
     gives the provider's ``request_id`` when it sent one (quote it to the provider's support)."""
@@ -155,7 +155,7 @@ class ErrorEvent(EventBase):
     request_id: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ProcessingEnd(EventBase):
     """The cycle's end: why, its final text, and the requests it sent to the model
     (``model_calls``: every one the server saw, retries and calls cut short included)."""
@@ -167,7 +167,7 @@ class ProcessingEnd(EventBase):
     model_calls: int = 0
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class SessionEnd(EventBase):
     kind: Literal["session_end"] = "session_end"
     reason: str = "closed"

@@ -4,25 +4,26 @@ tools, usage and retries."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
+from taor._records import frozen
 from taor.agent.events.base import EventBase
 from taor.llm.response import Usage
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class AssistantTextStart(EventBase):
     kind: Literal["assistant_text_start"] = "assistant_text_start"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class AssistantTextDelta(EventBase):
     kind: Literal["assistant_text_delta"] = "assistant_text_delta"
     delta: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class AssistantTextEnd(EventBase):
     """After every model response: its whole text and reasoning (``partial`` when cut short)."""
 
@@ -32,13 +33,13 @@ class AssistantTextEnd(EventBase):
     partial: bool = False
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ThinkingDelta(EventBase):
     kind: Literal["thinking_delta"] = "thinking_delta"
     delta: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ToolCallStart(EventBase):
     """``summary`` is short and human: ``shell: pytest -q``, ``read_file: src/app.py``."""
 
@@ -49,14 +50,14 @@ class ToolCallStart(EventBase):
     summary: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ToolCallOutputDelta(EventBase):
     kind: Literal["tool_call_output_delta"] = "tool_call_output_delta"
     call_id: str
     delta: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ToolCallEnd(EventBase):
     """The whole output; the model got a truncated copy. A command's
     output beyond what the environment keeps in memory (1 MiB head and 1 MiB tail) is cut in
@@ -72,7 +73,7 @@ class ToolCallEnd(EventBase):
     output_file: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ServerToolUse(EventBase):
     """The provider runs one of its own tools within the response (Anthropic's web search, web
     fetch, code execution, tool search): taor neither runs it nor asks permission."""
@@ -83,7 +84,7 @@ class ServerToolUse(EventBase):
     input: Mapping[str, Any]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ServerToolResult(EventBase):
     """What the provider's own tool gave: ``result_type`` is the block's type (such as
     ``web_search_tool_result``), ``content`` its JSON content as the provider sent it (for a
@@ -97,7 +98,7 @@ class ServerToolResult(EventBase):
     is_error: bool = False
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class UsageEvent(EventBase):
     """After each response: its usage and cost, the session's running totals, and the
     provider's id of the response when it gave one (quote it to the provider's support)."""
@@ -110,7 +111,7 @@ class UsageEvent(EventBase):
     response_id: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Retry(EventBase):
     """A model call failed and will be tried again after ``delay`` seconds.
 

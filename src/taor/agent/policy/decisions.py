@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import get_args
 
+from taor._records import frozen
 from taor.agent.events import DecisionKind
 from taor.errors import SessionError
 
 DECISION_KINDS: tuple[str, ...] = get_args(DecisionKind)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Decision:
     """``allow`` once, ``allow_always`` (adds a rule for the rest of the session), or ``deny``
     with a ``message`` the model reads (say what to do instead)."""

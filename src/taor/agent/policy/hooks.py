@@ -19,38 +19,39 @@ error (``HookFailure.output()``). Cancellation propagates.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Literal, TypeAlias
 
+from taor._records import frozen
 from taor.tools.base import ToolOutput
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ToolCallInfo:
     call_id: str
     name: str
     arguments: Mapping[str, Any]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ChangeArguments:
     kind: Literal["change_arguments"] = "change_arguments"
     arguments: Mapping[str, Any]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class DenyCall:
     kind: Literal["deny"] = "deny"
     message: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class AnswerCall:
     kind: Literal["answer"] = "answer"
     output: ToolOutput
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class HookFailure:
     """A hook raised (or returned something it may not); ``hook`` names it."""
 
@@ -75,7 +76,7 @@ StopHook: TypeAlias = Callable[[str], Awaitable[str | None]]
 CompactionHook: TypeAlias = Callable[[int], Awaitable[None]]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Hooks:
     before_tool: tuple[BeforeToolHook, ...] = ()
     after_tool: tuple[AfterToolHook, ...] = ()

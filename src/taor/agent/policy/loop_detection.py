@@ -26,9 +26,10 @@ from __future__ import annotations
 import json
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Literal
 
+from taor._records import frozen
 from taor.agent.config import LoopDetectionConfig
 from taor.llm.types import ToolCallPart
 
@@ -39,7 +40,7 @@ _SHOWN_CHARS = 200  # of each signature in a message
 Pattern = tuple[str, ...]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class LoopVerdict:
     """``pattern`` is the repeating block of signatures, in the order last seen."""
 

@@ -30,9 +30,9 @@ a tool whose subject is its JSON arguments the bare tool name (the tool is allow
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
 
+from taor._records import frozen
 from taor.agent.config import PermissionConfig
 from taor.agent.policy.rules import Rule, allowing_rules, denying_rule, escape, parse_rule
 from taor.agent.policy.shell_split import split_command
@@ -49,7 +49,7 @@ PLAN_MODE_MESSAGE = (
 )
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Verdict:
     """``reason`` is written for the model and the host; ``rule`` is the rule that decided."""
 

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from taor._records import frozen
 from taor.agent.policy.shell_split import CommandPart, split_command
 from taor.agent.policy.subjects import SubjectStyle, is_outside
 from taor.errors import ConfigurationError
@@ -38,7 +38,7 @@ _EXAMPLES = "for example 'shell(git status*)', 'edit_file(src/**)', 'read_file' 
 _SPACES = re.compile(r"\s+")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Rule:
     """``tool`` is a name with ``*`` wildcards; ``pattern`` None matches any arguments."""
 

@@ -14,7 +14,8 @@ allow rule's ``*`` does not stretch over the file it writes. Harmless redirectio
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from taor._records import frozen
 
 _SPLIT = frozenset(";&|\n()")
 _HARMLESS = re.compile(r"(?:[<>]&\s*(?:\d+|-)|&?>>?\s*/dev/null)(?=[\s;&|)]|\Z)")
@@ -22,7 +23,7 @@ _OPERATOR = re.compile(r"&>>?|<<-|<<<?|<>|<&|>>|>&|>\||[<>]")
 _FD_NUMBER = re.compile(r"(?<!\S)\d+\Z")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class CommandPart:
     """One simple command; ``redirects`` when it reads or writes a file through ``<`` / ``>``."""
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from taor._records import frozen
 from taor.tools.effects import Effects, SubjectStyle, canonical_json
 
 __all__ = [
@@ -39,7 +39,7 @@ Extractor = Callable[[Mapping[str, Any]], list[str]]
 NO_SPECS: Mapping[str, SubjectSpec] = MappingProxyType({})
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class SubjectSpec:
     style: SubjectStyle
     extract: Extractor

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Any, Literal
 
+from taor._records import frozen
 from taor.errors import ConfigurationError
 from taor.tools.base import Tool
 from taor.tools.registry import ToolRegistry
@@ -36,7 +37,7 @@ ToolFactory = Callable[[float], tuple[Tool, ...]]
 _NO_OPTIONS: Mapping[str, Mapping[str, Any]] = MappingProxyType({})
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Profile:
     """One model family's tools, base prompt, flags and request defaults."""
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
+from taor._records import frozen
 from taor.llm.types import TextPart
 from taor.tools.base import ToolOutput
 
@@ -22,7 +23,7 @@ NOTE = (
 )
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class RepeatNotes:
     """Remembers the calls of one tool in one session (arguments and result, hashed)."""
 

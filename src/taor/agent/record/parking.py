@@ -23,8 +23,8 @@ and ``interrupted`` ones for the rest, and nothing is run again.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from taor._records import frozen
 from taor.agent.events import PermissionRequest
 from taor.agent.record.transcript import synthetic_result
 from taor.agent.record.turns import (
@@ -37,7 +37,7 @@ from taor.agent.record.turns import (
 from taor.llm.types import ToolCallPart, ToolResultPart
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ParkedRound:
     """A round waiting for a permission answer: its ``calls``, the ``request`` to ask again,
     the results of the calls that ended before it (``done``, by call id), whether the reply

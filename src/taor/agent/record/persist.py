@@ -16,9 +16,9 @@ import contextlib
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from taor._records import frozen
 from taor.agent.record.parking import ParkedRound, answered_round_results, parked_round
 from taor.agent.record.store import JsonlTranscriptStore, TranscriptHeader, TranscriptStore
 from taor.agent.record.transcript import problems, repair
@@ -26,7 +26,7 @@ from taor.agent.record.turns import NoticeTurn, Turn
 from taor.errors import TranscriptError
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Reopened:
     store: JsonlTranscriptStore
     header: TranscriptHeader

@@ -11,10 +11,11 @@ import json
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
+from taor._records import frozen
 from taor.agent.record.codec import from_json, turn_from_json
 from taor.agent.record.turns import Turn, is_mark
 from taor.errors import TranscriptError
@@ -22,7 +23,7 @@ from taor.errors import TranscriptError
 VERSION = 1
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class TranscriptHeader:
     kind: Literal["header"] = "header"
     version: int = VERSION
@@ -34,7 +35,7 @@ class TranscriptHeader:
     metadata: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class LoadedTranscript:
     """A transcript as read back; ``skipped`` says what was left out (a torn last line);
     ``last_seq`` is the highest event number it records (0 when none)."""

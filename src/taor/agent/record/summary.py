@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from taor._records import frozen
 from taor.agent.record.codec import turn_from_json
 from taor.agent.record.store_load import load, parse_header
 from taor.agent.record.turns import AssistantTurn, Turn, UserTurn
@@ -30,7 +30,7 @@ _ASSISTANT = b'{"kind":"assistant"'
 _USER = b'{"kind":"user"'
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class TranscriptSummary:
     """One session at a glance: ``model`` is the latest response's (the header's before any);
     ``cost`` is None when a response could not be priced."""

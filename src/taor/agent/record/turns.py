@@ -29,9 +29,10 @@ be given again.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal, TypeAlias
 
+from taor._records import frozen
 from taor.agent.events import DecisionKind, PermissionRequest
 from taor.llm.response import Usage
 from taor.llm.types import ImagePart, Message, TextPart, ToolResultPart
@@ -39,7 +40,7 @@ from taor.llm.types import ImagePart, Message, TextPart, ToolResultPart
 SteeringSource = Literal["user", "loop_detection", "hook", "limit"]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class UserTurn:
     kind: Literal["user"] = "user"
     content: tuple[TextPart | ImagePart, ...]
@@ -51,7 +52,7 @@ class UserTurn:
         return "".join(p.text for p in self.content if isinstance(p, TextPart))
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class AssistantTurn:
     kind: Literal["assistant"] = "assistant"
     message: Message
@@ -68,7 +69,7 @@ class AssistantTurn:
     seq: int | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ToolResultsTurn:
     kind: Literal["tool_results"] = "tool_results"
     results: tuple[ToolResultPart, ...]
@@ -76,7 +77,7 @@ class ToolResultsTurn:
     seq: int | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class SteeringTurn:
     kind: Literal["steering"] = "steering"
     text: str
@@ -85,7 +86,7 @@ class SteeringTurn:
     seq: int | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class PermissionNote:
     """A permission request put to a person, as recorded (``taor.agent.record.parking``): the
     question (``request`` as the host was asked, with ``done``, the results of the round's
@@ -97,7 +98,7 @@ class PermissionNote:
     answer: DecisionKind | None = None
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class NoticeTurn:
     """A note for people reading the record, never sent. ``refused_input``: the provider
     refused the input before it (and what was steered in with it) for its content; it stays

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from taor._records import frozen
 from taor.agent.checkpoints.log import CheckpointLog
 from taor.agent.config import Limits, SessionConfig
 from taor.agent.events import Event, StopReason
@@ -22,7 +22,7 @@ SubagentStatus = Literal["running", "completed", "failed", "cancelled"]
 SUBAGENT_TOOL_NAMES = ("spawn_agent", "send_input", "wait", "close_agent")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class SubagentResult:
     """Where a child stands: the final text of its last cycle (``output``), whether that
     cycle completed (``success``), the model calls it has made (``turns_used``) and its
@@ -37,7 +37,7 @@ class SubagentResult:
     error: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ChildSpec:
     """What a ``ChildFactory`` needs to build one child ``Session`` (not started).
 

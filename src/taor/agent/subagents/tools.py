@@ -8,9 +8,10 @@ A refused call (depth limit, unknown id, a working directory outside the workspa
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import Any
 
+from taor._records import frozen
 from taor.agent.config import Limits
 from taor.agent.subagents.records import Agents, SubagentResult, describe
 from taor.env.base import EnvError
@@ -47,7 +48,7 @@ def _result_output(result: SubagentResult) -> ToolOutput:
     return ToolOutput.of(describe(result), metadata=asdict(result))
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class SpawnAgentTool:
     manager: Agents = field(repr=False, compare=False)
     name: str = "spawn_agent"
@@ -98,7 +99,7 @@ class SpawnAgentTool:
         return await _refusals(spawn)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class SendInputTool:
     manager: Agents = field(repr=False, compare=False)
     name: str = "send_input"
@@ -131,7 +132,7 @@ class SendInputTool:
         return await _refusals(send)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class WaitTool:
     manager: Agents = field(repr=False, compare=False)
     name: str = "wait"
@@ -168,7 +169,7 @@ class WaitTool:
         return await _refusals(wait)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class CloseAgentTool:
     manager: Agents = field(repr=False, compare=False)
     name: str = "close_agent"

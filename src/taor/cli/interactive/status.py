@@ -9,15 +9,15 @@ first, then the cost, then the context.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from taor._records import frozen
 from taor.agent.reports import Pricing
 from taor.agent.session import Session
 
 LEFT_OUT = ("mode", "effort", "cost", "context")  # in turn, while the line is too long
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Status:
     model: str
     effort: str

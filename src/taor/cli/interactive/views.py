@@ -8,16 +8,16 @@ rather than wrapped, so a folded result takes exactly the lines it says.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rich.text import Text
+
+from taor._records import frozen
 
 FOLDED_LINES = 3  # lines of a result shown before the fold
 DIFF_LINES = 24  # lines of a diff shown before the fold
 THINKING_LINES = 2
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Fold:
     """Something shown folded: its title and its whole text (a diff keeps its colours)."""
 

@@ -16,8 +16,9 @@ import asyncio
 import inspect
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from taor._records import frozen
 from taor.env.base import CommandResult, OutputCallback, StreamName
 
 CommandHandler = Callable[
@@ -28,7 +29,7 @@ UNSCRIPTED_EXIT_CODE = 127
 TIMED_OUT_EXIT_CODE = -15  # killed by SIGTERM, as LocalEnvironment reports it
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class CommandScript:
     """What a matching command returns; ``exit_code``/``stderr``/``duration`` apply to text."""
 
@@ -46,7 +47,7 @@ class CommandScript:
         return self.match.search(command) is not None
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class _Timing:
     timeout: float
     requested: float | None

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TypeVar, cast
 
+from taor._records import frozen
 from taor.errors import ConfigurationError
 
 T = TypeVar("T")
@@ -22,7 +23,7 @@ NO_RESULT: object = object()
 """The default of ``result=``: no result given (``None`` is a valid result)."""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Fault:
     """Make call ``nth`` (1-based; None: every call) of ``operation`` raise or return.
 
@@ -54,7 +55,7 @@ class Fault:
         return self.result
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Call:
     """One recorded operation: its arguments and what came of it (a result or an error)."""
 

@@ -4,15 +4,15 @@ A file that cannot be read is a row that says so."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
+from taor._records import frozen
 from taor.agent.record.summary import TranscriptSummary, summarize
 from taor.errors import TranscriptError
 from taor.host.sessions.paths import session_id
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Row:
     """A session, or (``summary`` None) a file in the folder that is not a readable one."""
 

@@ -16,10 +16,10 @@ question that offers to trust the folder.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from taor._records import frozen
 from taor.host.settings.schema import BY_NAME, Key
 
 Reason = Literal["untrusted", "endpoint", "outside", "service"]
@@ -28,7 +28,7 @@ Reason = Literal["untrusted", "endpoint", "outside", "service"]
 STRICTNESS = ("plan", "default", "accept_edits", "bypass")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Ignored:
     """A project setting left out: ``name`` is its key (or variable), ``source`` the file."""
 

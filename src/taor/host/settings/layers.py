@@ -5,10 +5,10 @@ python-dotenv) and the flags of this run."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from taor._records import frozen
 from taor.errors import ConfigurationError
 from taor.host.settings.confine import Ignored
 from taor.host.settings.schema import BY_NAME, KEYS, unknown
@@ -18,7 +18,7 @@ from taor.host.settings.schema import BY_NAME, KEYS, unknown
 OTHER_TABLES = ("serve",)
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Layer:
     """Raw values by dotted key name, each with where it came from (``sources``) and whether it
     is text to parse (environment variables). Relative paths in it are from ``base``."""

@@ -14,16 +14,17 @@ Base URLs come only from the process environment, the person's config file and t
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from taor._records import frozen
 from taor.host.settings.confine import Ignored, confine
 from taor.host.settings.layers import Layer, env_layer, file_layer, flag_layer, read_dotenv
 from taor.host.settings.schema import BY_NAME, KEYS, Key, check
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Settings:
     model: str | None = None
     base_url: str | None = None

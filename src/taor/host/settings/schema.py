@@ -5,9 +5,9 @@ and the values it allows. ``check`` turns a raw value from any layer into a vali
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal, assert_never
 
+from taor._records import frozen
 from taor.errors import ConfigurationError
 
 Kind = Literal[
@@ -25,7 +25,7 @@ Kind = Literal[
 ]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Key:
     """``name`` is the dotted TOML key; ``field`` the ``Settings`` attribute; ``flag`` and
     ``env`` the ways to set it for one run (empty: none)."""

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote, urlsplit
 
+from taor._records import frozen
 from taor.llm.adapters._wire import Connection, DecodingError, HttpTimeouts
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ DEFAULT_HEADERS = {
 _PATH_SAFE = "!$&'()*+,;=:@/?%~"  # what httpx2 leaves unquoted in a path and query
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Origin:
     scheme: str
     host: str

@@ -7,11 +7,11 @@ from __future__ import annotations
 import asyncio
 import select
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import h11
 
+from taor._records import frozen
 from taor.errors import TaorError
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ class DecodingError(HttpError):
     """A response body that its content-encoding does not decode."""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class HttpTimeouts:
     """Seconds: to connect (TCP and TLS), of silence while a response is awaited or read, to
     hand the request to the kernel."""

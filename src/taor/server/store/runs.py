@@ -16,13 +16,13 @@ import datetime
 import secrets
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError
 
+from taor._records import frozen
 from taor.server.store.database import Database
 from taor.server.store.schema import events, runs, users
 from taor.server.store.tokens import User
@@ -33,7 +33,7 @@ RunStatus = Literal[
 ENDED: frozenset[str] = frozenset({"finished", "failed", "interrupted", "cancelled"})
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class RunRecord:
     id: str
     user: str
@@ -52,7 +52,7 @@ class RunRecord:
     error: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class StoredEvent:
     seq: int
     kind: str

@@ -14,10 +14,10 @@ import hashlib
 import hmac
 import re
 import secrets
-from dataclasses import dataclass
 
 from sqlalchemy import func, insert, select, update
 
+from taor._records import frozen
 from taor.errors import ConfigurationError
 from taor.server.store.database import Database
 from taor.server.store.schema import tokens, users
@@ -29,7 +29,7 @@ _TOKEN = re.compile(rf"^{PREFIX}([A-Za-z0-9]{{{_KEY_LENGTH}}})_[A-Za-z0-9_-]{{43
 _ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class User:
     """Who a token speaks for."""
 
@@ -38,7 +38,7 @@ class User:
     admin: bool
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class TokenInfo:
     """A token as ``list`` shows it: never the token itself."""
 

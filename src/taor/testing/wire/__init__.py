@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qsl, urlsplit
 
+from taor._records import frozen
 from taor.llm.response import Usage
 from taor.testing.recorded import RecordedRequest
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from taor.testing.script import HttpError, Reply
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ReplyContext:
     """What a wire format needs besides the reply: the request, the normalized usage to report
     (convert it to the provider's own convention), and a factory of fresh tool-call ids."""

@@ -5,9 +5,10 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from taor._records import frozen
 from taor.env.base import EnvError
 from taor.tools.base import ToolContext, ToolOutput
 from taor.tools.builtin.search_output import capped, cut_output
@@ -29,7 +30,7 @@ GLOB_PARAMETERS: Mapping[str, Any] = {
 }
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class GlobTool:
     """Files matching a glob, newest first (by modification time), at most ``max_results``."""
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from taor._records import frozen
 from taor.env.base import EnvError, Environment, GrepMatch, capabilities
 from taor.tools.base import ToolContext, ToolOutput
 from taor.tools.builtin.search_output import capped, cut_output
@@ -72,7 +73,7 @@ def _entries(mode: str, found: RgResult) -> list[str]:
     return [path for path, _ in found.counts]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class GrepTool:
     """Regex search with ripgrep, or the environment's pure-Python grep when rg cannot run.
 

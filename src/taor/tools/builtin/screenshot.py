@@ -15,11 +15,12 @@ import os
 import shutil
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from taor._records import frozen
 from taor.env.process_group import kill_group
 from taor.llm.types import ImagePart, TextPart
 from taor.tools.base import ToolContext, ToolOutput
@@ -116,7 +117,7 @@ def _stderr_tail(path: Path) -> str:
     return ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class TakeScreenshotTool:
     """Loads a URL in headless Chromium at ``chromium`` and returns the PNG as an image part.
 

@@ -17,9 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from taor._records import frozen
 from taor.env.base import CommandResult, EnvError, Environment, StreamName
 from taor.tools.base import ToolContext, ToolOutput
 from taor.tools.effects import Effects, string_field, text_argument
@@ -134,7 +135,7 @@ async def _until_cancelled(run: asyncio.Task[CommandResult], cancelled: asyncio.
     return run.cancelled()
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ShellTool:
     """Runs ``bash -c command`` in the environment. ``limits`` overrides the shell limits."""
 

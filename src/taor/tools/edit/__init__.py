@@ -19,8 +19,8 @@ whitespace and punctuation differences noticed there.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from taor._records import frozen
 from taor.errors import ToolError
 from taor.tools.edit.hints import TYPOGRAPHY, no_match_message, numbered, unnumbered
 from taor.tools.edit.match import PASSES, FuzzyPass, Pass, find_all, pattern_for
@@ -42,7 +42,7 @@ class EditError(ToolError, ValueError):
     """An edit that cannot be applied; the message tells the model what to do instead."""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class EditResult:
     """The edited text, how many places changed, the fuzzy pass used (None: exact), a snippet."""
 

@@ -6,13 +6,14 @@ line, so the replacement can be re-indented by the same delta."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal
+
+from taor._records import frozen
 
 FuzzyPass = Literal["trailing_whitespace", "indentation", "typography", "quotes"]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Pass:
     """One way of looking: what it ignores (``fuzzy`` names it; None: the exact pass)."""
 

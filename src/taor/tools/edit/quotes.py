@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+
+from taor._records import frozen
 
 _MARKS = "\"'`"
 _MARK = "([\"'`]?)"
 _WORD = re.compile(r"\w+")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class QuotedEdit:
     """Replace ``text[start:end]`` with ``replacement``."""
 

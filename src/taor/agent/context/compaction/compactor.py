@@ -22,9 +22,9 @@ way ``tokens_before`` did.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
+from taor._records import frozen
 from taor.agent.context.compaction.elide import elide_old_outputs
 from taor.agent.context.compaction.pinned import Pinned, Written, builtin_written, files_changed
 from taor.agent.context.compaction.summarize import Summarizer, SummaryOutcome, summarize_middle
@@ -38,7 +38,7 @@ from taor.llm.types import Message, Request
 Method = Literal["elide", "summary", "trim"]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class CompactionResult:
     messages: tuple[Message, ...]
     tokens_before: int
@@ -52,7 +52,7 @@ class CompactionResult:
         return not self.abandoned
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Compactor:
     threshold: float = 0.85
     target: float = 0.5

@@ -16,8 +16,8 @@ compaction refreshes the pinned items and folds the earlier summary into the new
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
+from taor._records import frozen
 from taor.agent.record.turns import AssistantTurn, ToolResultsTurn, Turn
 from taor.llm.types import Message, Part, TextPart, ToolCallPart, ToolResultPart
 
@@ -27,7 +27,7 @@ Written = Callable[[ToolCallPart], Sequence[str]]
 """The files a recorded call writes."""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Pinned:
     instructions: str = ""
     plan: str = ""

@@ -17,8 +17,9 @@ summarize in, the summarizer fails or says nothing, or the result is not smaller
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from taor._records import frozen
 from taor.agent.context.compaction.pinned import Pinned, head_message, split_head
 from taor.agent.context.compaction.render import chunks, entries
 from taor.agent.context.compaction.view import chars_of, safe_cuts
@@ -43,7 +44,7 @@ MIN_CHUNK_CHARS = 400
 SHRINK_ATTEMPTS = 3
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class SummaryOutcome:
     """``messages`` is the new view, or None with ``reason`` saying why nothing changed."""
 
@@ -51,7 +52,7 @@ class SummaryOutcome:
     reason: str = ""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Summarizer:
     model: Model
     window: int

@@ -17,8 +17,7 @@ missing, so the model can read those files itself.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from taor._records import frozen
 from taor.agent.context.prompt.instructions import InstructionFile, ProjectInstructions
 
 INSTRUCTIONS_BUDGET = 32 * 1024
@@ -28,7 +27,7 @@ HEADER = (
 )
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Excerpt:
     """What is shown of one file: ``text`` is its beginning, or all of it."""
 

@@ -15,9 +15,10 @@ not seen by ``refresh_if_changed`` (``rebuild`` sees them).
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
+from taor._records import frozen
 from taor.agent.context.prompt.builder import build_system_prompt
 from taor.agent.context.prompt.facts import EnvironmentFacts, gather_facts
 from taor.agent.context.prompt.instructions import (
@@ -31,7 +32,7 @@ from taor.agent.context.prompt.instructions import (
 from taor.env.base import Environment
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class PromptSettings:
     """The inputs a session gives: the profile's base prompt and instruction files, the model,
     tool guidance, the user's own instructions and the user-level instructions file (a host
@@ -48,7 +49,7 @@ class PromptSettings:
     working_directory: bool = True  # name the working directory's path
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class _Snapshot:
     facts: EnvironmentFacts
     sources: InstructionSources

@@ -9,14 +9,14 @@ session passes its clock's date). ``render_environment`` turns the facts into th
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass
 
+from taor._records import frozen
 from taor.agent.context.prompt.git import GIT_TIMEOUT, GitSnapshot, git_snapshot
 from taor.env.base import Environment
 from taor.errors import EnvError
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class EnvironmentFacts:
     """The working directory, platform, date and model, and the git snapshot (None outside git)."""
 

@@ -12,8 +12,8 @@ failure (no git, not a repository, a timeout, an environment that cannot run com
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 
+from taor._records import frozen
 from taor.env.base import EnvError, Environment
 
 GIT_TIMEOUT = 5.0
@@ -22,7 +22,7 @@ COMMIT_LINE_LIMIT = 100
 _GIT_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class GitSnapshot:
     """The repository at session start.
 

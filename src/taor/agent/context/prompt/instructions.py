@@ -21,10 +21,10 @@ from __future__ import annotations
 import asyncio
 import os
 import posixpath
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from taor._records import frozen
 from taor.env.base import EnvError, Environment, PathNotFoundError
 
 AGENTS_FILE = "AGENTS.md"
@@ -32,7 +32,7 @@ AGENTS_FILE = "AGENTS.md"
 Stamp = tuple[int, float] | Literal["absent", "refused"]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class InstructionFile:
     """One file's text; ``path`` is how the prompt names it (absolute)."""
 
@@ -40,7 +40,7 @@ class InstructionFile:
     content: str
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class ProjectInstructions:
     """The files found, lowest precedence first, and the paths that could not be read."""
 
@@ -48,7 +48,7 @@ class ProjectInstructions:
     skipped: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class InstructionSources:
     """Where to look: ``directories`` root first, ``names`` in reading order, the user file."""
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from taor._records import frozen
 
 if TYPE_CHECKING:
     from taor.cli.interactive.app import Repl
@@ -12,7 +13,7 @@ if TYPE_CHECKING:
 Run = Callable[["Repl", str], Awaitable[None]]
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Command:
     name: str
     run: Run

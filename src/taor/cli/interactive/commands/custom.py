@@ -19,14 +19,15 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
+
+from taor._records import frozen
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 NUMBERED = re.compile(r"\$(\d+)")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class CustomCommand:
     name: str
     template: str

@@ -5,9 +5,9 @@ server tools, sent back exactly as they came."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, assert_never
 
+from taor._records import frozen
 from taor.llm.adapters._http import dumps, inline_image
 from taor.llm.types import (
     ImagePart,
@@ -23,7 +23,7 @@ from taor.llm.types import (
 MAX_IMAGE_MB = 5  # per image, measured base64-encoded
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Encoded:
     """One message as JSON fragments: its blocks (the first ``results`` are tool results) and
     the whole message, as sent when it is a turn of its own without a breakpoint."""
