@@ -4,13 +4,14 @@ found (the environment, the project's .env, a config file), never shown.
 
 Exit codes: 0 taor can run here (a gap in an optional tool is only reported); 1 something it
 needs is missing or broken (Python 3.11, a readable configuration, a model to use, a writable
-sessions directory); 2 a usage error. The service's checks (``doctor_service``: its data
+sessions directory); 2 a usage error. The service's checks (``taor.server.doctor``: its data
 folder, database and port) are reported and never fatal: taor runs without a service.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import shutil
 import sys
@@ -18,7 +19,7 @@ import textwrap
 from pathlib import Path
 
 from taor.cli.args import UsageError, parser_for
-from taor.cli.doctor_checks import Check
+from taor.host.checks import Check
 from taor.errors import ConfigurationError
 from taor.host.settings import Settings
 
@@ -62,8 +63,11 @@ def all_checks(args: argparse.Namespace, environ: os._Environ[str]) -> list[Chec
     from platformdirs import user_config_dir
 
     from taor.cli import doctor_checks as do
-    from taor.cli.doctor_service import service_checks
     from taor.host.sessions import sessions_dir
+
+    # the service's own checks, found by name as ``taor serve`` is (the command imports nothing
+    # of the service; they import none of its libraries)
+    service_checks = importlib.import_module("taor.server.doctor").service_checks
 
     settings, config = _settings(args, environ)
     sources = do.key_sources(environ, settings)

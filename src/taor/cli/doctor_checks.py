@@ -15,21 +15,11 @@ import sys
 import tempfile
 from collections.abc import Mapping, Set
 from pathlib import Path
-from typing import Literal
 
-from taor._records import frozen
+from taor.host.checks import Check
 from taor.host.settings import Settings
 
-Status = Literal["ok", "missing", "broken", "note"]
 PROBE_TIMEOUT = 10.0
-
-
-@frozen
-class Check:
-    name: str
-    status: Status
-    detail: str
-    fatal: bool = False  # a gap here stops taor from running
 
 
 def python() -> Check:

@@ -9,6 +9,9 @@
   API and their SSE events; ``schemas``: its bodies).
 - ``runner``: the workers that carry out runs, queued; ``compose``: how a run's session is
   made (its workspace, environment, limits, permissions and transcript).
+- ``command``: ``taor serve`` and its tokens, set by ``config_file`` (``[serve]`` of the
+  person's config file, ``TAOR_SERVE_*``, flags; ``config_types`` reads each value by its
+  field's type); ``doctor``: ``taor doctor``'s checks of the service.
 - ``feed``: each run's events, live, to every client following it, replayed from any number;
   ``writer``: the events onto disk in batches, off the runs' path.
 """

@@ -14,8 +14,8 @@ import pytest
 
 from taor.testing import FakeProviderServer
 
-from ..server.process import Home, free_port, serve, stop
-from .support import environ, home, taor
+from ..cli.support import environ, home, taor
+from .process import Home, free_port, serve, stop
 
 
 @pytest.fixture

@@ -21,8 +21,8 @@ import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 
-from taor.cli.doctor_checks import Check
 from taor.errors import ConfigurationError
+from taor.host.checks import Check
 from taor.server.config_file import Address, load
 
 SERVER_MODULES = ("fastapi", "uvicorn", "sse_starlette", "sqlalchemy", "aiosqlite", "alembic")
