@@ -15,12 +15,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, HTTPException, Query, Request, Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from taor._private import private_dir
 from taor.agent.commands import Answer, Command, FollowUp, Interrupt, Steer
-from taor.errors import SessionError
+from taor.errors import ConfigurationError, SessionError
+from taor.server.admission import admit
 from taor.server.auth import CurrentUser
+from taor.server.compose import transcript_of
 from taor.server.runner import NotLive
 from taor.server.schemas import (
+    OptionalText,
     PendingPermission,
     PermissionAnswer,
     RunCreate,
@@ -31,8 +33,10 @@ from taor.server.schemas import (
 from taor.server.service import Service
 from taor.server.store.runs import ENDED, RunRecord
 from taor.server.store.tokens import User
+from taor.server.workspaces import prepare
 
 router = APIRouter(prefix="/runs", tags=["runs"])
+CONTINUABLE = frozenset({"finished", "failed", "interrupted"})
 HEARTBEAT = 15.0  # seconds between keep-alive comments on an idle event stream
 
 
@@ -43,19 +47,26 @@ def _service(request: Request) -> Service:
 
 @router.post("", status_code=201, response_model=RunView)
 async def create_run(body: RunCreate, request: Request, user: CurrentUser) -> RunView:
-    """Start a run: it waits in the queue until a worker takes it."""
+    """Start a run: it waits in the queue until a worker takes it. 429 (with ``Retry-After``)
+    when you have as many live runs as a user may, or the queue is full."""
     service = _service(request)
-    if body.workspace.kind != "empty":
-        raise HTTPException(422, f"workspace kind {body.workspace.kind!r} is not offered yet")
-    record = await service.runs.create(
-        user,
-        prompt=body.prompt,
-        model=body.model or service.config.default_model,
-        workspace="",
-        options=body.model_dump(include={"limits", "permission_mode", "allow", "deny"}),
-        metadata=body.metadata,
-    )
-    workspace = private_dir(service.config.data_dir / "workspaces" / record.id)
+    async with service.manager.admission:
+        await admit(service.config, service.runs, user)
+        record = await service.runs.create(
+            user,
+            prompt=body.prompt,
+            model=body.model or service.config.default_model,
+            workspace="",
+            options=body.model_dump(
+                include={"workspace", "limits", "permission_mode", "allow", "deny"}
+            ),
+            metadata=body.metadata,
+        )
+    try:
+        workspace = prepare(service.config, record.id, body.workspace.model_dump())
+    except ConfigurationError as error:
+        await service.runs.delete(record.id)
+        raise HTTPException(422, f"workspace: {error}") from None
     await service.runs.change(record.id, workspace=str(workspace))
     await service.manager.submit(record.id)
     return await _view(service, record.id, user)
@@ -90,13 +101,54 @@ async def steer(run_id: str, body: Text, request: Request, user: CurrentUser) ->
 
 @router.post("/{run_id}/follow_up", status_code=202)
 async def follow_up(run_id: str, body: Text, request: Request, user: CurrentUser) -> dict[str, str]:
-    """An input to run once the current one ends."""
+    """An input to run once the current one ends; for a run that has ended (``finished``,
+    ``failed``, ``interrupted``), the run is continued with it."""
+    service = _service(request)
+    record = await _record(service, run_id, user)
+    if record.status in CONTINUABLE:
+        return await _continue(service, record, user, body.text)
     return await _command(request, run_id, user, FollowUp(text=body.text))
+
+
+@router.post("/{run_id}/continue", status_code=202)
+async def continue_run(
+    run_id: str, request: Request, user: CurrentUser, body: OptionalText | None = None
+) -> dict[str, str]:
+    """Queue an ended run (``finished``, ``failed``, ``interrupted``) again: its session is
+    resumed from its transcript (a tool call that may have run is answered ``interrupted``,
+    never run again), given ``text`` when there is one; its events go on after the last."""
+    service = _service(request)
+    record = await _record(service, run_id, user)
+    if record.status not in CONTINUABLE:
+        raise HTTPException(
+            409,
+            f"run {run_id} is {record.status}: only a finished, failed or interrupted "
+            "run can be continued",
+        )
+    return await _continue(service, record, user, body.text if body else None)
+
+
+async def _continue(
+    service: Service, record: RunRecord, user: User, text: str | None
+) -> dict[str, str]:
+    async with service.manager.admission:
+        await admit(service.config, service.runs, user)
+        options = {**record.options, "next_input": text or ""}
+        await service.runs.change(
+            record.id,
+            status="queued",
+            options=options,
+            finished_at=None,
+            error=None,
+            stop_reason=None,
+        )
+    await service.manager.submit(record.id)
+    return {"status": "queued"}
 
 
 @router.post("/{run_id}/interrupt", status_code=202)
 async def interrupt(run_id: str, request: Request, user: CurrentUser) -> dict[str, str]:
-    """Stop what the run is doing now; the run stays open for a follow-up."""
+    """Stop what the run is doing now; the run ends ``interrupted`` and can be continued."""
     return await _command(request, run_id, user, Interrupt())
 
 
@@ -106,7 +158,9 @@ async def answer(
 ) -> dict[str, str]:
     """Answer one of the run's permission requests."""
     service = _service(request)
-    await _record(service, run_id, user)
+    record = await _record(service, run_id, user)
+    if record.status != "awaiting_permission":
+        raise HTTPException(409, f"run {run_id} is {record.status}: it awaits no permission answer")
     if request_id not in {p.request_id for p in service.manager.pending(run_id)}:
         raise HTTPException(404, f"run {run_id} has no pending permission request {request_id}")
     command = Answer(request_id=request_id, decision=body.decision, message=body.message)
@@ -128,12 +182,13 @@ async def delete_run(run_id: str, request: Request, user: CurrentUser) -> Respon
     """Delete a run that has ended, with its events and workspace."""
     service = _service(request)
     record = await _record(service, run_id, user)
-    if record.status not in ENDED:
+    if record.status not in ENDED or service.manager.is_live(run_id):
         raise HTTPException(409, f"run {run_id} is {record.status}: cancel it first")
     await service.runs.delete(run_id)
-    if record.workspace:
-        shutil.rmtree(record.workspace, ignore_errors=True)
-    (service.config.data_dir / "runs" / f"{run_id}.jsonl").unlink(missing_ok=True)
+    if record.workspace and (record.options.get("workspace") or {}).get("kind") != "host":
+        shutil.rmtree(record.workspace, ignore_errors=True)  # a host folder is never removed
+    transcript_of(service.config, run_id).unlink(missing_ok=True)
+    service.files.remove(run_id)
     return Response(status_code=204)
 
 
@@ -169,8 +224,9 @@ async def _command(request: Request, run_id: str, user: User, command: Command) 
     try:
         await service.manager.command(run_id, command)
     except NotLive:
+        state = "queued" if service.manager.position(run_id) else record.status
         raise HTTPException(
-            409, f"run {run_id} is {record.status}: {command.kind} needs a running run"
+            409, f"run {run_id} is {state}: {command.kind} needs a running run"
         ) from None
     except SessionError as error:
         raise HTTPException(409, str(error)) from None
@@ -196,7 +252,14 @@ def _as_view(service: Service, record: RunRecord) -> RunView:
     }
     pending = [
         PendingPermission(
-            request_id=p.request_id, tool=p.name, summary=p.summary, diff=p.diff or None
+            request_id=p.request_id,
+            tool=p.name,
+            summary=p.summary,
+            arguments=dict(p.arguments),
+            command=_command_of(p.arguments),
+            diff=p.diff or None,
+            reason=p.reason,
+            rules=list(p.rules),
         )
         for p in service.manager.pending(record.id)
     ]
@@ -206,3 +269,8 @@ def _as_view(service: Service, record: RunRecord) -> RunView:
         queue_position=service.manager.position(record.id),
         pending=pending,
     )
+
+
+def _command_of(arguments: Any) -> str | None:
+    command = arguments.get("command") if hasattr(arguments, "get") else None
+    return command if isinstance(command, str) else None

@@ -1,0 +1,81 @@
+"""``EventFiles``: each run's events, appended to a file of its own before anyone is sent them.
+
+The database keeps events in batches, a moment after they happen; a service killed in that
+moment (``kill -9``) would lose events a client had already been sent. So every event is first
+appended to the run's event file, one ``write`` per event on a file opened for appending: once
+it returns the event is the operating system's, and a crash of the process cannot take it back
+(no ``fsync``: a power cut is another matter). On the next start ``recover`` copies the events
+a file has and the database lacks into the database.
+
+One line per event: ``[seq, kind, data]`` as JSON. A line cut short (a crash mid-write of the
+disk, not of the process) is skipped when read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+
+from taor._private import FILE_MODE, private_dir
+from taor.server.store.runs import EventLog, StoredEvent
+
+
+class EventFiles:
+    def __init__(self, folder: Path) -> None:
+        self._folder = folder
+        self._open: dict[str, int] = {}
+
+    def path(self, run_id: str) -> Path:
+        return self._folder / f"{run_id}.events"
+
+    def append(self, run_id: str, event: StoredEvent) -> None:
+        """Hand ``event`` to the operating system (one write)."""
+        fd = self._open.get(run_id)
+        if fd is None:
+            private_dir(self._folder)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+            fd = self._open[run_id] = os.open(self.path(run_id), flags, FILE_MODE)
+        line = json.dumps([event.seq, event.kind, event.data], ensure_ascii=False) + "\n"
+        os.write(fd, line.encode())
+
+    def done(self, run_id: str) -> None:
+        """The run's worker will not append for now: let its file go."""
+        fd = self._open.pop(run_id, None)
+        if fd is not None:
+            os.close(fd)
+
+    def remove(self, run_id: str) -> None:
+        self.done(run_id)
+        self.path(run_id).unlink(missing_ok=True)
+
+    def read(self, run_id: str) -> list[StoredEvent]:
+        """The run's events as its file has them (none without a file)."""
+        try:
+            lines = self.path(run_id).read_bytes().splitlines()
+        except FileNotFoundError:
+            return []
+        found = []
+        for line in lines:
+            with contextlib.suppress(ValueError, TypeError):
+                seq, kind, data = json.loads(line)
+                found.append(StoredEvent(seq=int(seq), kind=str(kind), data=str(data)))
+        return found
+
+    def close(self) -> None:
+        for run_id in list(self._open):
+            self.done(run_id)
+
+
+async def recover(files: EventFiles, events: EventLog, run_ids: list[str]) -> int:
+    """Copy into the database the events of these runs that their files have and it lacks;
+    how many were copied."""
+    copied = 0
+    for run_id in run_ids:
+        last = await events.last(run_id)
+        missing = [event for event in files.read(run_id) if event.seq > last]
+        if missing:
+            await events.write(run_id, missing)
+            copied += len(missing)
+    return copied
