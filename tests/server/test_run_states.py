@@ -1,0 +1,118 @@
+"""A command that does not apply to a run in its state is 409, naming the state; the queue
+shows each waiting run's place; the per-user quota and the queue's size are 429 with
+``Retry-After``. Through the real service, its runs stalled in the fake model's stream."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+from taor.testing import FakeProviderServer, Reply, ToolCall, stall, text, tool_calls
+
+from .conftest import serve
+from .test_runs_api import create, until
+
+SLOW = Reply(text="a long answer", chunk=4)
+
+
+def stalled() -> Any:
+    return stall(60, after=2, reply=SLOW)
+
+
+async def refused(answer: httpx2.Response, state: str) -> None:
+    assert answer.status_code == 409, answer.text
+    assert f"is {state}" in answer.json()["detail"], answer.text
+
+
+async def test_every_command_that_does_not_apply_is_409_with_the_state(tmp_path: Path) -> None:
+    with FakeProviderServer([stalled()]) as model:
+        async with serve(tmp_path, model, workers=1) as served, served.client(served.admin) as c:
+            first = await create(c, "slow")
+            await until(c, first["id"], "running")
+            second, third = await create(c, "two"), await create(c, "three")
+            assert (await c.get(f"/runs/{second['id']}")).json()["queue_position"] == 1
+            assert (await c.get(f"/runs/{third['id']}")).json()["queue_position"] == 2
+            assert (await c.get(f"/runs/{first['id']}")).json()["queue_position"] is None
+            queued = f"/runs/{second['id']}"
+            await refused(await c.post(f"{queued}/steer", json={"text": "x"}), "queued")
+            await refused(await c.post(f"{queued}/interrupt"), "queued")
+            await refused(await c.post(f"{queued}/follow_up", json={"text": "x"}), "queued")
+            await refused(await c.post(f"{queued}/continue"), "queued")
+            await refused(
+                await c.post(f"{queued}/permissions/req_1", json={"decision": "allow"}), "queued"
+            )
+            await refused(await c.delete(queued), "queued")
+            running = f"/runs/{first['id']}"
+            await refused(
+                await c.post(f"{running}/permissions/req_1", json={"decision": "allow"}), "running"
+            )
+            await refused(await c.delete(running), "running")
+            await refused(await c.post(f"{running}/continue"), "running")
+            assert (await c.post(f"{queued}/cancel")).status_code == 202
+            assert (await c.get(f"/runs/{third['id']}")).json()["queue_position"] == 1
+            await refused(await c.post(f"{queued}/steer", json={"text": "x"}), "cancelled")
+            await refused(await c.post(f"{queued}/interrupt"), "cancelled")
+            await refused(await c.post(f"{queued}/cancel"), "cancelled")
+            await refused(await c.post(f"{queued}/continue"), "cancelled")
+            assert (await c.post(f"/runs/{third['id']}/cancel")).status_code == 202
+            assert (await c.post(f"{running}/cancel")).status_code == 202
+            assert (await until(c, first["id"], "cancelled"))["status"] == "cancelled"
+            await refused(await c.post(f"{running}/interrupt"), "cancelled")
+            assert (await c.delete(queued)).status_code == 204
+
+
+async def test_commands_on_a_finished_run_are_409(tmp_path: Path) -> None:
+    with FakeProviderServer([text("Done.")]) as model:
+        async with serve(tmp_path, model) as served, served.client(served.admin) as c:
+            run = await create(c)
+            await until(c, run["id"], "finished")
+            path = f"/runs/{run['id']}"
+            await refused(await c.post(f"{path}/steer", json={"text": "x"}), "finished")
+            await refused(await c.post(f"{path}/interrupt"), "finished")
+            await refused(await c.post(f"{path}/cancel"), "finished")
+            await refused(
+                await c.post(f"{path}/permissions/req_1", json={"decision": "deny"}), "finished"
+            )
+
+
+async def test_an_answer_to_a_request_not_pending_is_404_while_one_is(tmp_path: Path) -> None:
+    write = ToolCall(name="write_file", arguments={"path": "a.txt", "content": "a\n"})
+    with FakeProviderServer([tool_calls(write), text("Written.")]) as model:
+        async with serve(tmp_path, model) as served, served.client(served.admin) as c:
+            run = await create(c, "write")
+            asking = await until(c, run["id"], "awaiting_permission")
+            [pending] = asking["pending"]
+            assert pending["arguments"] == {"path": "a.txt", "content": "a\n"}
+            assert pending["diff"] and "+a" in pending["diff"]
+            path = f"/runs/{run['id']}"
+            await refused(await c.delete(path), "awaiting_permission")
+            answer = await c.post(f"{path}/permissions/nope", json={"decision": "allow"})
+            assert answer.status_code == 404
+            await c.post(f"{path}/permissions/{pending['request_id']}", json={"decision": "deny"})
+            assert (await until(c, run["id"], "finished"))["pending"] == []
+
+
+async def test_the_quota_and_the_queue_answer_429_saying_which(tmp_path: Path) -> None:
+    with FakeProviderServer([stalled()]) as model:
+        async with (
+            serve(tmp_path, model, workers=1, max_runs_per_user=2, max_queue=1) as served,
+            served.client(served.admin) as admin,
+        ):
+            first = await create(admin, "slow")
+            await until(admin, first["id"], "running")
+            second = await create(admin, "waits")
+            over = await admin.post("/runs", json={"prompt": "one too many"})
+            assert over.status_code == 429 and int(over.headers["retry-after"]) > 0
+            assert "max_runs_per_user=2" in over.json()["detail"]
+            async with served.client(await served.user("ann")) as ann:
+                full = await ann.post("/runs", json={"prompt": "me too"})
+                assert full.status_code == 429 and "retry-after" in full.headers
+                assert "queue is full" in full.json()["detail"] and "max_queue=1" in full.text
+                await admin.post(f"/runs/{second['id']}/cancel")
+                taken = await ann.post("/runs", json={"prompt": "me too"})
+                assert taken.status_code == 201
+                await ann.post(f"/runs/{taken.json()['id']}/cancel")
+            await admin.post(f"/runs/{first['id']}/cancel")
+            await until(admin, first["id"], "cancelled")
