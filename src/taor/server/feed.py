@@ -45,6 +45,10 @@ class Feeds:
         self._queue = queue
         self._feeds: dict[str, _Feed] = {}
 
+    def open(self, run_id: str) -> None:
+        """The run will emit events (it is queued): its followers wait for them until ``end``."""
+        self._feed(run_id)
+
     def publish(self, run_id: str, event: StoredEvent) -> None:
         """Send ``event`` to the run's followers now; never waits."""
         feed = self._feed(run_id)

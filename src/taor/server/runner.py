@@ -56,12 +56,15 @@ class RunManager:
         for run_id in stopped:
             await runs.change(run_id, status="interrupted", finished_at=now())
         self._queue.extend(queued)
+        for run_id in queued:
+            self._service.feeds.open(run_id)
         self._workers = [
             asyncio.create_task(self._work(), name=f"taor-worker-{n}") for n in range(self._size)
         ]
 
     async def submit(self, run_id: str) -> None:
         """Queue a created (or continued) run."""
+        self._service.feeds.open(run_id)
         async with self._ready:
             self._queue.append(run_id)
             self._ready.notify()
@@ -92,6 +95,7 @@ class RunManager:
         if run_id in self._queue:
             self._queue.remove(run_id)
             await self._service.runs.change(run_id, status="cancelled", finished_at=now())
+            self._service.feeds.end(run_id)
             return True
         live = self._live.get(run_id)
         if live is None:
@@ -129,3 +133,5 @@ class RunManager:
                 await self._service.runs.change(
                     run_id, status="failed", error="internal error", finished_at=now()
                 )
+            finally:
+                self._service.feeds.end(run_id)  # its followers finish (done already, mostly)
