@@ -7,14 +7,14 @@ from __future__ import annotations
 from fastapi import HTTPException
 
 from taor.server.config import ServiceConfig
-from taor.server.store.runs import Runs
+from taor.server.seams import RunStore
 from taor.server.store.tokens import User
 
 LIVE = ("queued", "running", "awaiting_permission")
 RETRY_AFTER = 10  # seconds: about how soon a worker frees a place
 
 
-async def admit(config: ServiceConfig, runs: Runs, user: User) -> None:
+async def admit(config: ServiceConfig, runs: RunStore, user: User) -> None:
     """Return when ``user`` may start a run now; else raise the 429 that says which limit."""
     live = await runs.count(LIVE, user)
     if live >= config.max_runs_per_user:

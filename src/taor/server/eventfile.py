@@ -19,7 +19,8 @@ import os
 from pathlib import Path
 
 from taor._private import FILE_MODE, private_dir
-from taor.server.store.runs import EventLog, StoredEvent
+from taor.server.seams import EventStore
+from taor.server.store.runs import StoredEvent
 
 
 class EventFiles:
@@ -68,7 +69,7 @@ class EventFiles:
             self.done(run_id)
 
 
-async def recover(files: EventFiles, events: EventLog, run_ids: list[str]) -> int:
+async def recover(files: EventFiles, events: EventStore, run_ids: list[str]) -> int:
     """Copy into the database the events of these runs that their files have and it lacks;
     how many were copied."""
     copied = 0

@@ -7,7 +7,7 @@ queued run out of the queue, or closes a running one for good. ``close`` stops t
 closes the running ones (their transcripts stay valid, a permission wait parked) as
 ``interrupted``; ``continue`` (``submit`` again) resumes them from their transcripts.
 
-The queue is this process's list; ``RunQueue`` is the seam a queue across machines fills.
+The queue is a ``RunQueue`` (``taor.server.seams``): this process's list here.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from taor.agent.events import PermissionRequest
 from taor.errors import TaorError
 from taor.server.carry import Compose, Live, carry_out, now
 from taor.server.eventfile import recover
+from taor.server.queue import LocalQueue
+from taor.server.seams import RunQueue
 
 if TYPE_CHECKING:
     from taor.server.service import Service
@@ -38,8 +40,7 @@ class RunManager:
         self._service = service
         self._compose = compose
         self._size = workers
-        self._queue: list[str] = []
-        self._ready = asyncio.Condition()
+        self._queue: RunQueue = LocalQueue()
         self._live: dict[str, Live] = {}
         self._workers: list[asyncio.Task[None]] = []
         self._closing = False
@@ -55,9 +56,9 @@ class RunManager:
         await recover(self._service.files, self._service.events, [*stopped, *queued])
         for run_id in stopped:
             await runs.change(run_id, status="interrupted", finished_at=now())
-        self._queue.extend(queued)
         for run_id in queued:
             self._service.feeds.open(run_id)
+            await self._queue.put(run_id)
         self._workers = [
             asyncio.create_task(self._work(), name=f"taor-worker-{n}") for n in range(self._size)
         ]
@@ -65,19 +66,14 @@ class RunManager:
     async def submit(self, run_id: str) -> None:
         """Queue a created (or continued) run."""
         self._service.feeds.open(run_id)
-        async with self._ready:
-            self._queue.append(run_id)
-            self._ready.notify()
+        await self._queue.put(run_id)
 
     def position(self, run_id: str) -> int | None:
         """1 for the next run a worker takes; None when the run is not queued."""
-        return self._queue.index(run_id) + 1 if run_id in self._queue else None
-
-    def queued(self) -> int:
-        return len(self._queue)
+        return self._queue.position(run_id)
 
     def is_live(self, run_id: str) -> bool:
-        return run_id in self._live or run_id in self._queue
+        return run_id in self._live or self._queue.position(run_id) is not None
 
     def pending(self, run_id: str) -> list[PermissionRequest]:
         live = self._live.get(run_id)
@@ -92,8 +88,7 @@ class RunManager:
 
     async def cancel(self, run_id: str) -> bool:
         """Take the run out of the queue, or stop it; False when it is neither."""
-        if run_id in self._queue:
-            self._queue.remove(run_id)
+        if await self._queue.remove(run_id):
             await self._service.runs.change(run_id, status="cancelled", finished_at=now())
             self._service.feeds.end(run_id)
             return True
@@ -111,19 +106,13 @@ class RunManager:
             *(live.session.close("service stopped") for live in list(self._live.values())),
             return_exceptions=True,
         )
-        async with self._ready:
-            self._ready.notify_all()
+        await self._queue.close()
         for task in self._workers:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
     async def _work(self) -> None:
-        while True:
-            async with self._ready:
-                await self._ready.wait_for(lambda: self._closing or bool(self._queue))
-                if self._closing:
-                    return
-                run_id = self._queue.pop(0)
+        while (run_id := await self._queue.take()) is not None:
             try:
                 await carry_out(
                     self._service, self._compose, run_id, self._live, lambda: self._closing

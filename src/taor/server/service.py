@@ -11,6 +11,7 @@ from taor.server.config import ServiceConfig
 from taor.server.eventfile import EventFiles
 from taor.server.feed import Feeds
 from taor.server.runner import RunManager
+from taor.server.seams import EventStore, Fanout, RunStore
 from taor.server.store import Database, EventLog, Runs, Tokens
 from taor.server.writer import EventWriter
 
@@ -20,9 +21,9 @@ class Service:
     config: ServiceConfig
     database: Database
     tokens: Tokens
-    runs: Runs
-    events: EventLog
-    feeds: Feeds
+    runs: RunStore  # the seams (``taor.server.seams``), filled by this process's own
+    events: EventStore
+    feeds: Fanout
     writer: EventWriter
     files: EventFiles  # each run's events, on the way to the database
     manager: RunManager = field(init=False, repr=False)
