@@ -4,6 +4,7 @@ in in place and left alone by DELETE. Bad requests are 422 saying what is allowe
 
 from __future__ import annotations
 
+import socket
 import subprocess
 from pathlib import Path
 
@@ -21,6 +22,10 @@ def git(folder: Path, *args: str) -> str:
         check=True,
     )
     return done.stdout.strip()
+
+
+def empty(folder: Path) -> bool:
+    return not any(folder.iterdir())
 
 
 def repository(folder: Path) -> Path:
@@ -143,3 +148,30 @@ async def test_a_host_folder_is_worked_in_in_place_and_never_deleted(tmp_path: P
             assert (await client.delete(f"/runs/{run['id']}")).status_code == 204
             assert (allowed / "app" / "made.txt").exists()  # the host's folder stays
     assert not list(outside.iterdir())
+
+
+async def test_a_clone_that_hangs_is_cancelled_or_timed_out(tmp_path: Path) -> None:
+    with socket.socket() as silent, FakeProviderServer([]) as model:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()  # takes connections, never answers: git waits
+        url = f"git://127.0.0.1:{silent.getsockname()[1]}/repo.git"
+        async with (
+            serve(tmp_path / "data", model, git_timeout=1.0) as served,
+            served.client(served.admin) as client,
+        ):
+            run = await create(client, workspace={"kind": "git", "url": url})
+            timed_out = await until(client, run["id"], "failed", "finished")
+            assert timed_out["error"] == "git clone took over 1 s"
+        async with (
+            serve(tmp_path / "other", model, git_timeout=600.0) as served,
+            served.client(served.admin) as client,
+        ):
+            run = await create(client, workspace={"kind": "git", "url": url})
+            await until(client, run["id"], "running")
+            steer = await client.post(f"/runs/{run['id']}/steer", json={"text": "x"})
+            assert steer.status_code == 409 and "preparing its workspace" in steer.text
+            assert (await client.post(f"/runs/{run['id']}/cancel")).status_code == 202
+            cancelled = await until(client, run["id"], "cancelled", "failed")
+            assert cancelled["status"] == "cancelled"
+            assert empty(Path(cancelled["workspace"]))  # left for another try
+    assert model.requests == []

@@ -18,10 +18,11 @@ nothing twice.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import datetime
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +43,7 @@ from taor.server.store.tokens import User
 if TYPE_CHECKING:
     from taor.server.service import Service
 
-Compose = Callable[[RunRecord], Awaitable[tuple[Session, Model]]]
+Compose = Callable[[RunRecord], Coroutine[Any, Any, tuple[Session, Model]]]
 """Makes a run's session (not started: its model, workspace, environment and transcript; the
 run's recorded one resumed when there is one) and the model it made for it, closed after."""
 
@@ -66,23 +67,33 @@ async def carry_out(
     compose: Compose,
     run_id: str,
     lives: dict[str, Live],
+    preparing: dict[str, asyncio.Task[tuple[Session, Model]]],
     closing: Callable[[], bool],
 ) -> None:
     runs = service.runs
     record = await runs.get(run_id, _SERVICE)
     if record is None:  # deleted while queued
         return
+    await runs.change(run_id, status="running", started_at=record.started_at or now())
+    task = preparing[run_id] = asyncio.create_task(compose(record))
     try:
-        session, model = await compose(record)
+        session, model = await task
     except TaorError as error:
         await runs.change(run_id, status="failed", error=brief(str(error)), finished_at=now())
         return
+    except asyncio.CancelledError:
+        if not task.cancelled():
+            raise  # this worker is stopped, not the preparation
+        # cancelled, or the service stops: then it is taken again at the next start
+        status = "queued" if closing() else "cancelled"
+        await runs.change(run_id, status=status, finished_at=None if closing() else now())
+        return
+    finally:
+        del preparing[run_id]
     live = lives[run_id] = Live(session=session)
     if closing():  # the service began to stop while the session was made
         await session.close("service stopped")
-    kept = [e.seq for e in service.files.read(run_id)[-1:]]
-    live.after = max([await service.events.last(run_id), *kept])
-    await runs.change(run_id, status="running", started_at=record.started_at or now())
+    live.after = max(await service.events.last(run_id), service.files.last(run_id))
     stream = session.events()
     try:
         text = _input(record, session)

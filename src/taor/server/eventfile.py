@@ -22,6 +22,8 @@ from taor._private import FILE_MODE, private_dir
 from taor.server.seams import EventStore
 from taor.server.store.runs import StoredEvent
 
+TAIL = 1 << 20  # bytes read from a file's end for its last number: more than any one event
+
 
 class EventFiles:
     def __init__(self, folder: Path) -> None:
@@ -63,6 +65,19 @@ class EventFiles:
                 seq, kind, data = json.loads(line)
                 found.append(StoredEvent(seq=int(seq), kind=str(kind), data=str(data)))
         return found
+
+    def last(self, run_id: str) -> int:
+        """The highest number in the run's file (0 for none), from its last lines."""
+        try:
+            with self.path(run_id).open("rb") as file:
+                file.seek(max(0, file.seek(0, os.SEEK_END) - TAIL))
+                lines = file.read().splitlines()
+        except FileNotFoundError:
+            return 0
+        for line in reversed(lines):
+            with contextlib.suppress(ValueError, TypeError, IndexError):
+                return int(json.loads(line)[0])
+        return 0
 
     def close(self) -> None:
         for run_id in list(self._open):

@@ -173,7 +173,8 @@ async def cancel(run_id: str, request: Request, user: CurrentUser) -> dict[str, 
     service = _service(request)
     record = await _record(service, run_id, user)
     if not await service.manager.cancel(run_id):
-        raise HTTPException(409, f"run {run_id} is {record.status}: there is nothing to cancel")
+        state = service.manager.state_of(run_id, record.status)
+        raise HTTPException(409, f"run {run_id} is {state}: there is nothing to cancel")
     return {"status": "cancelling"}
 
 
@@ -224,7 +225,7 @@ async def _command(request: Request, run_id: str, user: User, command: Command) 
     try:
         await service.manager.command(run_id, command)
     except NotLive:
-        state = "queued" if service.manager.position(run_id) else record.status
+        state = service.manager.state_of(run_id, record.status)
         raise HTTPException(
             409, f"run {run_id} is {state}: {command.kind} needs a running run"
         ) from None

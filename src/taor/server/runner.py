@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING
 
 from taor.agent.commands import Command, Reply
 from taor.agent.events import PermissionRequest
+from taor.agent.session import Session
 from taor.errors import TaorError
+from taor.llm.model import Model
 from taor.server.carry import Compose, Live, carry_out, now
 from taor.server.eventfile import recover
 from taor.server.queue import LocalQueue
@@ -42,6 +44,7 @@ class RunManager:
         self._size = workers
         self._queue: RunQueue = LocalQueue()
         self._live: dict[str, Live] = {}
+        self._preparing: dict[str, asyncio.Task[tuple[Session, Model]]] = {}
         self._workers: list[asyncio.Task[None]] = []
         self._closing = False
         self.admission = asyncio.Lock()  # one quota check and create at a time
@@ -73,7 +76,14 @@ class RunManager:
         return self._queue.position(run_id)
 
     def is_live(self, run_id: str) -> bool:
-        return run_id in self._live or self._queue.position(run_id) is not None
+        held = run_id in self._live or run_id in self._preparing
+        return held or self._queue.position(run_id) is not None
+
+    def state_of(self, run_id: str, recorded: str) -> str:
+        """The run's state as a person should read it (``recorded``: its row's)."""
+        if self._queue.position(run_id) is not None:
+            return "queued"
+        return "preparing its workspace" if run_id in self._preparing else recorded
 
     def pending(self, run_id: str) -> list[PermissionRequest]:
         live = self._live.get(run_id)
@@ -92,6 +102,9 @@ class RunManager:
             await self._service.runs.change(run_id, status="cancelled", finished_at=now())
             self._service.feeds.end(run_id)
             return True
+        if (task := self._preparing.get(run_id)) is not None:
+            task.cancel()
+            return True
         live = self._live.get(run_id)
         if live is None:
             return False
@@ -102,6 +115,8 @@ class RunManager:
     async def close(self) -> None:
         """Stop taking runs; close the running ones and wait for their workers."""
         self._closing = True
+        for preparing in self._preparing.values():
+            preparing.cancel()
         await asyncio.gather(
             *(live.session.close("service stopped") for live in list(self._live.values())),
             return_exceptions=True,
@@ -115,7 +130,12 @@ class RunManager:
         while (run_id := await self._queue.take()) is not None:
             try:
                 await carry_out(
-                    self._service, self._compose, run_id, self._live, lambda: self._closing
+                    self._service,
+                    self._compose,
+                    run_id,
+                    self._live,
+                    self._preparing,
+                    lambda: self._closing,
                 )
             except Exception:  # a bug of taor's: the run fails, the worker goes on
                 log.exception("run %s failed", run_id)

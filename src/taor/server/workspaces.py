@@ -93,11 +93,23 @@ async def clone(config: ServiceConfig, url: str, ref: str | None, folder: Path) 
     url = check_url(config, url)
     if url.startswith("file://") or not url.startswith(REMOTE):
         url = str(allowed(config, url.removeprefix("file://"), what="local repository"))
-    await _git(config, "clone", "--quiet", "--", url, str(folder))
-    if ref:
-        if ref.startswith("-"):
-            raise EnvError(f"git ref {ref!r} is not a branch, tag or commit")
-        await _git(config, "-C", str(folder), "checkout", "--quiet", ref, "--")
+    try:
+        await _git(config, "clone", "--quiet", "--", url, str(folder))
+        if ref:
+            if ref.startswith("-"):
+                raise EnvError(f"git ref {ref!r} is not a branch, tag or commit")
+            await _git(config, "-C", str(folder), "checkout", "--quiet", ref, "--")
+    except BaseException:  # failed or stopped: the folder is left empty, for another try
+        _empty(folder)
+        raise
+
+
+def _empty(folder: Path) -> None:
+    for entry in folder.iterdir() if folder.is_dir() else ():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
 
 
 async def _git(config: ServiceConfig, *args: str) -> None:
@@ -116,10 +128,12 @@ async def _git(config: ServiceConfig, *args: str) -> None:
         async with asyncio.timeout(config.git_timeout):
             _, err = await process.communicate()
     except TimeoutError:
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
-        await process.wait()
         raise EnvError(f"git {args[0]} took over {config.git_timeout:g} s") from None
+    finally:
+        if process.returncode is None:  # timed out, or the run was cancelled
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await asyncio.shield(process.wait())
     if process.returncode != 0:
         lines = [line.strip() for line in err.decode(errors="replace").splitlines()]
         reason = next((line for line in reversed(lines) if line), f"exit {process.returncode}")
