@@ -24,6 +24,13 @@ def git(folder: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+def closed_port() -> int:
+    """A loopback port nothing listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 def empty(folder: Path) -> bool:
     return not any(folder.iterdir())
 
@@ -104,6 +111,11 @@ async def test_a_clone_that_fails_fails_the_run_with_gits_reason(tmp_path: Path)
             run = await create(client, workspace=spec)
             failed = await until(client, run["id"], "failed", "finished")
             assert failed["error"].startswith("git checkout failed:"), failed["error"]
+            closed = f"https://ann:s3cret@127.0.0.1:{closed_port()}/repo.git"
+            run = await create(client, workspace={"kind": "git", "url": closed})
+            failed = await until(client, run["id"], "failed", "finished")
+            assert failed["error"].startswith("git clone failed:"), failed["error"]
+            assert "s3cret" not in failed["error"]
             for url, said in [
                 (str(tmp_path / "data"), "outside the host allowlist"),
                 (f"file://{tmp_path}", "outside the host allowlist"),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,6 +29,7 @@ from taor.errors import ConfigurationError, EnvError
 from taor.server.config import ServiceConfig
 
 REMOTE = ("https://", "ssh://", "git://", "git@")
+CREDENTIALS = re.compile(r"//[^/@\s]+@")  # user:token@ in a URL git quotes back
 
 
 def prepare(config: ServiceConfig, run_id: str, spec: Mapping[str, Any]) -> Path:
@@ -93,6 +95,7 @@ async def clone(config: ServiceConfig, url: str, ref: str | None, folder: Path) 
     url = check_url(config, url)
     if url.startswith("file://") or not url.startswith(REMOTE):
         url = str(allowed(config, url.removeprefix("file://"), what="local repository"))
+    _empty(folder)  # a clone cut short by a crash: the run has done nothing there yet
     try:
         await _git(config, "clone", "--quiet", "--", url, str(folder))
         if ref:
@@ -138,4 +141,4 @@ async def _git(config: ServiceConfig, *args: str) -> None:
         lines = [line.strip() for line in err.decode(errors="replace").splitlines()]
         reason = next((line for line in reversed(lines) if line), f"exit {process.returncode}")
         command = args[2] if args[0] == "-C" else args[0]
-        raise EnvError(f"git {command} failed: {reason}")
+        raise EnvError(f"git {command} failed: {CREDENTIALS.sub('//', reason)}")
