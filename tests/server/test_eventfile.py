@@ -1,6 +1,7 @@
 """A run's events are in its event file before anyone is sent them; a service that stopped
 before writing them to its database (killed) finds them there on its next start and keeps
-them, in order, once each; a line cut short is skipped."""
+them, in order, once each; a line cut short is skipped. A run that ends normally leaves no
+file behind."""
 
 from __future__ import annotations
 
@@ -10,6 +11,10 @@ from taor.server.config import ServiceConfig
 from taor.server.eventfile import EventFiles
 from taor.server.service import Service
 from taor.server.store import StoredEvent
+from taor.testing import text
+
+from .conftest import Served
+from .test_runs_api import create, sse, until
 
 
 def event(n: int) -> StoredEvent:
@@ -38,8 +43,18 @@ async def test_events_only_in_the_file_are_kept_on_the_next_start(tmp_path: Path
         assert await again.events.since(run.id) == [event(n) for n in range(1, 6)]
         found = await again.runs.get(run.id, owner)
         assert found is not None and found.status == "interrupted"
+        assert not again.files.path(run.id).exists()  # all in the database: let go
     finally:
         await again.close()
+
+
+async def test_a_run_that_ends_leaves_no_event_file(served: Served) -> None:
+    served.model.push(text("Done."))
+    async with served.client(served.admin) as client:
+        run = await create(client)
+        await until(client, run["id"], "finished")
+        assert len(await sse(client, run["id"])) > 3
+    assert served.service.files.runs() == []
 
 
 def test_a_file_reads_back_what_was_appended(tmp_path: Path) -> None:

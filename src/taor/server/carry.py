@@ -10,10 +10,10 @@ clients) and the event writer (the database, in batches). The run's row follows 
 is closed once it has nothing left to do (a follow-up queued before the end runs first), so
 ``session_end`` is the last event of the stream.
 
-A resumed session numbers its events after its transcript's last; when the run's event file
-had more (the service was killed before the transcript marked its last event), the numbers
-are moved up to follow the last one kept: a client that follows by number sees no gap and
-nothing twice.
+A resumed session numbers its events after its transcript's last; when the run kept more
+(the service was killed before the transcript marked its last event; the event file had them),
+the numbers are moved up to follow the last one kept: a client that follows by number sees no
+gap and nothing twice.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from taor.agent.session import Session
 from taor.errors import TaorError, brief
 from taor.llm.model import Model
 from taor.server.store.runs import RunRecord, StoredEvent
-from taor.server.store.tokens import User
+from taor.server.store.tokens import SERVICE
 
 if TYPE_CHECKING:
     from taor.server.service import Service
@@ -71,7 +71,7 @@ async def carry_out(
     closing: Callable[[], bool],
 ) -> None:
     runs = service.runs
-    record = await runs.get(run_id, _SERVICE)
+    record = await runs.get(run_id, SERVICE)
     if record is None:  # deleted while queued
         return
     await runs.change(run_id, status="running", started_at=record.started_at or now())
@@ -93,7 +93,7 @@ async def carry_out(
     live = lives[run_id] = Live(session=session)
     if closing():  # the service began to stop while the session was made
         await session.close("service stopped")
-    live.after = max(await service.events.last(run_id), service.files.last(run_id))
+    live.after = await service.events.last(run_id)  # all of them: recovered at the start
     stream = session.events()
     try:
         text = _input(record, session)
@@ -112,8 +112,8 @@ async def carry_out(
         await session.close()
         await model.aclose()
         del lives[run_id]
-        await service.writer.flush(run_id)
-        service.files.done(run_id)
+        await service.writer.flush(run_id)  # raises when the database refuses: file kept
+        service.files.remove(run_id)  # every event is in the database now
         service.feeds.end(run_id)
     if live.cancelled:
         live.ending["status"] = "cancelled"
@@ -159,6 +159,3 @@ def _encoded(event: Event) -> str:
 
 def now() -> datetime.datetime:
     return datetime.datetime.now(datetime.UTC)
-
-
-_SERVICE = User(id=0, name="(service)", admin=True)  # the service reads every run

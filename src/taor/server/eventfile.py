@@ -4,8 +4,9 @@ The database keeps events in batches, a moment after they happen; a service kill
 moment (``kill -9``) would lose events a client had already been sent. So every event is first
 appended to the run's event file, one ``write`` per event on a file opened for appending: once
 it returns the event is the operating system's, and a crash of the process cannot take it back
-(no ``fsync``: a power cut is another matter). On the next start ``recover`` copies the events
-a file has and the database lacks into the database.
+(no ``fsync``: a power cut is another matter). Once a run's events are all in the database
+its file is removed; on the next start ``recover`` copies the events a file left behind has
+and the database lacks into the database.
 
 One line per event: ``[seq, kind, data]`` as JSON. A line cut short (a crash mid-write of the
 disk, not of the process) is skipped when read.
@@ -19,10 +20,9 @@ import os
 from pathlib import Path
 
 from taor._private import FILE_MODE, private_dir
-from taor.server.seams import EventStore
+from taor.server.seams import EventStore, RunStore
 from taor.server.store.runs import StoredEvent
-
-TAIL = 1 << 20  # bytes read from a file's end for its last number: more than any one event
+from taor.server.store.tokens import SERVICE
 
 
 class EventFiles:
@@ -66,32 +66,27 @@ class EventFiles:
                 found.append(StoredEvent(seq=int(seq), kind=str(kind), data=str(data)))
         return found
 
-    def last(self, run_id: str) -> int:
-        """The highest number in the run's file (0 for none), from its last lines."""
-        try:
-            with self.path(run_id).open("rb") as file:
-                file.seek(max(0, file.seek(0, os.SEEK_END) - TAIL))
-                lines = file.read().splitlines()
-        except FileNotFoundError:
-            return 0
-        for line in reversed(lines):
-            with contextlib.suppress(ValueError, TypeError, IndexError):
-                return int(json.loads(line)[0])
-        return 0
+    def runs(self) -> list[str]:
+        """The runs that have a file: their events may not all be in the database."""
+        if not self._folder.is_dir():
+            return []
+        return sorted(p.name.removesuffix(".events") for p in self._folder.glob("*.events"))
 
     def close(self) -> None:
         for run_id in list(self._open):
             self.done(run_id)
 
 
-async def recover(files: EventFiles, events: EventStore, run_ids: list[str]) -> int:
-    """Copy into the database the events of these runs that their files have and it lacks;
-    how many were copied."""
+async def recover(files: EventFiles, runs: RunStore, events: EventStore) -> int:
+    """Copy into the database the events that runs' files have and it lacks, then let the
+    files go (a deleted run's too); how many events were copied."""
     copied = 0
-    for run_id in run_ids:
-        last = await events.last(run_id)
-        missing = [event for event in files.read(run_id) if event.seq > last]
-        if missing:
-            await events.write(run_id, missing)
-            copied += len(missing)
+    for run_id in files.runs():
+        if await runs.get(run_id, SERVICE) is not None:
+            last = await events.last(run_id)
+            missing = [event for event in files.read(run_id) if event.seq > last]
+            if missing:
+                await events.write(run_id, missing)
+                copied += len(missing)
+        files.remove(run_id)
     return copied

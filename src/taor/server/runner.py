@@ -56,7 +56,7 @@ class RunManager:
         runs = self._service.runs
         stopped = await runs.in_states(["running", "awaiting_permission"])
         queued = await runs.in_states(["queued"])
-        await recover(self._service.files, self._service.events, [*stopped, *queued])
+        await recover(self._service.files, runs, self._service.events)
         for run_id in stopped:
             await runs.change(run_id, status="interrupted", finished_at=now())
         for run_id in queued:
