@@ -5,6 +5,7 @@ file behind."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from taor.server.config import ServiceConfig
@@ -37,7 +38,7 @@ async def test_events_only_in_the_file_are_kept_on_the_next_start(tmp_path: Path
     finally:
         await service.close()  # no worker held the run, nothing waited to be written
     with service.files.path(run.id).open("ab") as cut:
-        cut.write(b'[6, "assistant_text_delta", "{\\"se')  # a line cut short
+        cut.write(b'6\tassistant_text_delta\t{"se')  # a line cut short
     again = await Service.open(config)
     try:
         assert await again.events.since(run.id) == [event(n) for n in range(1, 6)]
@@ -63,7 +64,9 @@ def test_a_file_reads_back_what_was_appended(tmp_path: Path) -> None:
     files.append("run_a", event(2))
     files.done("run_a")
     files.append("run_a", event(3))  # opened again: appended after
-    assert files.read("run_a") == [event(1), event(2), event(3)]
+    tricky = StoredEvent(seq=4, kind="tool_call_output_delta", data=json.dumps({"d": "\t\n\u2028"}))
+    files.append("run_a", tricky)
+    assert files.read("run_a") == [event(1), event(2), event(3), tricky]
     assert files.path("run_a").stat().st_mode & 0o077 == 0  # the owner's only
     files.remove("run_a")
     assert files.read("run_a") == [] and not files.path("run_a").exists()
