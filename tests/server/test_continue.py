@@ -6,10 +6,11 @@ request with its command)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from taor.testing import Reply, ToolCall, stall, text, tool_calls
+from taor.testing import FakeProviderServer, Reply, ToolCall, stall, text, tool_calls
 
-from .conftest import Served
+from .conftest import Served, serve
 from .test_runs_api import create, sse, until
 
 
@@ -78,3 +79,22 @@ async def test_a_run_shows_what_a_page_needs(served: Served) -> None:
         done = await until(client, run["id"], "finished", "failed")
     assert done["stop_reason"] == "completed" and done["pending"] == []
     assert done["usage"]["input_tokens"] > 0 and "cost" in done  # None: the model has no price
+
+
+async def test_a_run_stopped_while_asking_asks_again_when_continued(tmp_path: Path) -> None:
+    write = ToolCall(name="write_file", arguments={"path": "a.txt", "content": "a\n"})
+    with FakeProviderServer([tool_calls(write), text("Written.")]) as model:
+        async with serve(tmp_path, model) as served, served.client(served.admin) as client:
+            token = served.admin
+            run = await create(client, "write a")
+            [asked] = (await until(client, run["id"], "awaiting_permission"))["pending"]
+        async with serve(tmp_path, model) as served, served.client(token) as client:
+            assert (await client.get(f"/runs/{run['id']}")).json()["status"] == "interrupted"
+            assert (await client.post(f"/runs/{run['id']}/continue")).status_code == 202
+            [again] = (await until(client, run["id"], "awaiting_permission"))["pending"]
+            assert again["request_id"] == asked["request_id"]  # the same request, asked again
+            path = f"/runs/{run['id']}/permissions/{again['request_id']}"
+            assert (await client.post(path, json={"decision": "allow"})).status_code == 202
+            done = await until(client, run["id"], "finished", "failed", "interrupted")
+    assert done["status"] == "finished" and len(model.requests) == 2
+    assert (Path(done["workspace"]) / "a.txt").read_text() == "a\n"
