@@ -22,6 +22,7 @@ import asyncio
 import dataclasses
 import datetime
 import json
+import logging
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,8 @@ from taor.server.store.tokens import SERVICE
 
 if TYPE_CHECKING:
     from taor.server.service import Service
+
+log = logging.getLogger("taor.server")
 
 Compose = Callable[[RunRecord], Coroutine[Any, Any, tuple[Session, Model]]]
 """Makes a run's session (not started: its model, workspace, environment and transcript; the
@@ -90,9 +93,11 @@ async def carry_out(
         return
     finally:
         del preparing[run_id]
+    if closing():  # the service began to stop while the session was made: not started
+        await _let_go(session, model)
+        await runs.change(run_id, status="queued")
+        return
     live = lives[run_id] = Live(session=session)
-    if closing():  # the service began to stop while the session was made
-        await session.close("service stopped")
     live.after = await service.events.last(run_id)  # all of them: recovered at the start
     stream = session.events()
     try:
@@ -109,8 +114,7 @@ async def carry_out(
     except TaorError as error:
         live.ending = {"status": "failed", "error": brief(str(error))}
     finally:
-        await session.close()
-        await model.aclose()
+        await _let_go(session, model)
         del lives[run_id]
         await service.writer.flush(run_id)  # raises when the database refuses: file kept
         service.files.remove(run_id)  # every event is in the database now
@@ -118,6 +122,15 @@ async def carry_out(
     if live.cancelled:
         live.ending["status"] = "cancelled"
     await runs.change(run_id, finished_at=now(), **live.ending)
+
+
+async def _let_go(session: Session, model: Model) -> None:
+    """Close the session and its model; what goes wrong then is only logged."""
+    for close in (session.close, model.aclose):
+        try:
+            await close()
+        except Exception:
+            log.warning("closing a run's session failed", exc_info=True)
 
 
 def _input(record: RunRecord, session: Session) -> str:
