@@ -53,10 +53,14 @@ async def test_an_interrupted_run_is_continued_by_a_follow_up(served: Served) ->
         assert more.status_code == 202
         done = await until(client, run["id"], "finished", "failed", "interrupted")
         assert done["status"] == "finished" and "go on please" in sent(served)
+        assert done["usage"]["output_tokens"] > (stopped["usage"] or {}).get("output_tokens", 0)
         assert (await client.post(f"/runs/{run['id']}/continue", json={})).status_code == 202
         again = await until(client, run["id"], "finished", "failed", "interrupted")
         events = await sse(client, run["id"])
     assert again["status"] == "finished" and again["error"] is None
+    for name, count in done["usage"].items():  # the run's usage adds up over its sessions
+        assert again["usage"][name] >= count
+    assert again["usage"]["input_tokens"] > done["usage"]["input_tokens"]
     ids = [int(e["id"]) for e in events]
     assert ids == sorted(set(ids)) and ids[len(first)] == int(first[-1]["id"]) + 1
     assert [e["event"] for e in events].count("session_start") == 3

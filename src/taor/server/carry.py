@@ -38,6 +38,7 @@ from taor.agent.record.codec import to_json
 from taor.agent.session import Session
 from taor.errors import TaorError, brief
 from taor.llm.model import Model
+from taor.llm.response import Usage
 from taor.server.store.runs import RunRecord, StoredEvent
 from taor.server.store.tokens import SERVICE
 
@@ -63,6 +64,8 @@ class Live:
     shift: int | None = None  # added to the session's numbers (None: not known yet)
     after: int = 0  # the last number the run had before this session
     ending: dict[str, Any] = field(default_factory=lambda: {"status": "finished"})
+    usage: Usage = field(default_factory=Usage)  # the run's before this session (continued)
+    cost: float | None = None
 
 
 async def carry_out(
@@ -97,7 +100,7 @@ async def carry_out(
         await _let_go(session, model)
         await runs.change(run_id, status="queued")
         return
-    live = lives[run_id] = Live(session=session)
+    live = lives[run_id] = Live(session=session, usage=_usage(record), cost=record.cost)
     live.after = await service.events.last(run_id)  # all of them: recovered at the start
     stream = session.events()
     try:
@@ -159,11 +162,20 @@ async def _note(service: Service, run_id: str, live: Live, event: Event) -> None
     elif isinstance(event, PermissionDecision):
         if live.pending.pop(event.request_id, None) is not None and not live.pending:
             await runs.change(run_id, status="running")
-    elif isinstance(event, UsageEvent):
-        await runs.change(run_id, usage=to_json(event.total), cost=event.total_cost)
+    elif isinstance(event, UsageEvent):  # a session's totals, after the run's earlier ones
+        cost = event.total_cost
+        if cost is not None and live.cost is not None:
+            cost += live.cost
+        await runs.change(run_id, usage=to_json(live.usage + event.total), cost=cost)
     elif isinstance(event, ProcessingEnd) and not event.agent_id:
         live.ending["stop_reason"] = event.stop_reason
         live.ending["status"] = _ENDINGS.get(event.stop_reason, "finished")
+
+
+def _usage(record: RunRecord) -> Usage:
+    """The run's usage so far, as its row keeps it."""
+    kept = record.usage or {}
+    return Usage(**{k: int(v) for k, v in kept.items() if k in Usage.__dataclass_fields__})
 
 
 def _encoded(event: Event) -> str:
