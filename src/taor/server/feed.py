@@ -86,6 +86,8 @@ class Feeds:
                 for event in page:
                     last = event.seq
                     yield event
+                if feed is not None and feed.tail and feed.tail[0].seq <= last + 1:
+                    break  # the tail has the rest
             if feed is None:
                 return
             tail = list(feed.tail)

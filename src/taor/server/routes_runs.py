@@ -9,6 +9,7 @@ run is continued (``continue``, or a ``follow_up``) from its transcript. Events 
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from typing import Annotated
 
@@ -33,7 +34,7 @@ from taor.server.service import Service
 from taor.server.store.runs import ENDED, RunRecord
 from taor.server.store.tokens import User
 from taor.server.views import as_view, record_of, service_of, view_of
-from taor.server.workspaces import prepare
+from taor.server.workspaces import check, prepare
 
 router = APIRouter(prefix="/runs", tags=["runs"])
 router.include_router(events_router)
@@ -45,6 +46,11 @@ async def create_run(body: RunCreate, request: Request, user: CurrentUser) -> Ru
     """Start a run: it waits in the queue until a worker takes it. 429 (with ``Retry-After``)
     when you have as many live runs as a user may, or the queue is full."""
     service = service_of(request)
+    spec = body.workspace.model_dump()
+    try:
+        check(service.config, spec)
+    except ConfigurationError as error:
+        raise HTTPException(422, f"workspace: {error}") from None
     async with service.manager.admission:
         await admit(service.config, service.runs, user)
         record = await service.runs.create(
@@ -57,9 +63,9 @@ async def create_run(body: RunCreate, request: Request, user: CurrentUser) -> Ru
             ),
             metadata=body.metadata,
         )
-    try:
-        workspace = prepare(service.config, record.id, body.workspace.model_dump())
-    except ConfigurationError as error:
+    try:  # a template is copied in: off the event loop
+        workspace = await asyncio.to_thread(prepare, service.config, record.id, spec)
+    except (ConfigurationError, OSError) as error:
         await service.runs.delete(record.id)
         raise HTTPException(422, f"workspace: {error}") from None
     await service.runs.change(record.id, workspace=str(workspace))

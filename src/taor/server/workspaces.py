@@ -8,8 +8,8 @@
 - ``host``: an existing folder inside the host allowlist (none by default), worked in in place
   and never deleted with the run.
 
-``prepare`` checks the request and makes the folder when the run is created (a bad request is a
-``ConfigurationError``: the API answers 422 with it); ``clone`` runs in the worker. Paths are
+``check`` says whether a request can be met (a ``ConfigurationError``: the API answers 422 with
+it), ``prepare`` makes the folder when the run is created, ``clone`` runs in the worker. Paths are
 resolved (symlinks, ``..``) before they are checked against the allowlist.
 """
 
@@ -32,14 +32,23 @@ REMOTE = ("https://", "ssh://", "git://", "git@")
 CREDENTIALS = re.compile(r"//[^/@\s]+@")  # user:token@ in a URL git quotes back
 
 
-def prepare(config: ServiceConfig, run_id: str, spec: Mapping[str, Any]) -> Path:
-    """The run's workspace folder, made (or found, for ``host``) as ``spec`` asks."""
+def check(config: ServiceConfig, spec: Mapping[str, Any]) -> Path | None:
+    """Whether the service offers the workspace ``spec`` asks for (a ``ConfigurationError``
+    says why not); the host folder or the template folder it names."""
     kind = spec.get("kind", "empty")
     if kind == "host":
         return allowed(config, spec.get("path") or "", what="host folder")
     if kind == "git":
         check_url(config, spec.get("url") or "")
-    source = template(config, spec.get("template") or "") if kind == "template" else None
+    return template(config, spec.get("template") or "") if kind == "template" else None
+
+
+def prepare(config: ServiceConfig, run_id: str, spec: Mapping[str, Any]) -> Path:
+    """The run's workspace folder, made (or found, for ``host``) as ``spec`` asks."""
+    found = check(config, spec)
+    if spec.get("kind") == "host" and found is not None:
+        return found
+    source = found
     folder = private_dir(config.data_dir / "workspaces" / run_id)
     if source is not None:
         shutil.copytree(source, folder, symlinks=True, dirs_exist_ok=True)
