@@ -153,3 +153,6 @@ def test_kill_9_loses_no_event_a_client_was_sent(tmp_path: Path) -> None:
     assert received + resumed == whole  # nothing lost, nothing twice
     assert next(e for e in whole if e[0] > kept[-1][0])[0] == kept[-1][0] + 1
     assert "Finished now." in [json.loads(d).get("text") for _, k, d in whole if k.endswith("end")]
+    transcript = load(data / "runs" / f"{run['id']}.jsonl")  # every record kept, and valid
+    assert transcript.skipped == () and problems(transcript.turns) == []
+    assert [t.kind for t in transcript.turns].count("user") == 2  # the prompt, then go on
