@@ -4,6 +4,8 @@ service, its runs stalled in the fake model's stream (the 409 matrix: ``test_run
 
 from __future__ import annotations
 
+import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,7 @@ import httpx2
 from taor.testing import FakeProviderServer, Reply, ToolCall, stall, text, tool_calls
 
 from .conftest import serve
-from .test_runs_api import create, until
+from .test_runs_api import create, sse, until
 
 SLOW = Reply(text="a long answer", chunk=4)
 
@@ -84,3 +86,21 @@ async def test_the_quota_and_the_queue_answer_429_saying_which(tmp_path: Path) -
                 await ann.post(f"/runs/{taken.json()['id']}/cancel")
             await admin.post(f"/runs/{first['id']}/cancel")
             await until(admin, first["id"], "cancelled")
+
+
+async def test_a_client_following_a_queued_run_gets_its_events_once_it_runs(
+    tmp_path: Path,
+) -> None:
+    with FakeProviderServer([stalled(), text("My turn now.")]) as model:
+        async with serve(tmp_path, model, workers=1) as served, served.client(served.admin) as c:
+            first = await create(c, "slow")
+            await until(c, first["id"], "running")
+            second = await create(c, "waits")
+            following = asyncio.create_task(sse(c, second["id"]))
+            await until(c, second["id"], "queued")
+            assert (await c.post(f"/runs/{first['id']}/cancel")).status_code == 202
+            events = await following
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "session_start" and kinds[-1] == "session_end"
+    texts = [json.loads(e["data"])["text"] for e in events if e["event"] == "assistant_text_end"]
+    assert texts == ["My turn now."]
