@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import pytest
@@ -33,20 +35,30 @@ class Served:
         return httpx2.AsyncClient(base_url=self.url, headers=headers, timeout=10)
 
 
+@contextlib.asynccontextmanager
+async def serve(data: Path, model: FakeProviderServer, **settings: Any) -> AsyncIterator[Served]:
+    """The service on ``data``, its runs' model ``model``; ``settings``: of ``ServiceConfig``."""
+    config = ServiceConfig(
+        **{
+            "data_dir": data,
+            "max_body": 64 * 1024,
+            "default_model": "openai-compat:m",
+            "base_url": model.url,
+            "sandbox": False,
+            **settings,
+        }
+    )
+    service = await Service.open(config)
+    token = service.first_token or ""
+    try:
+        async with serving(create_app(service)) as url:
+            yield Served(url=url, service=service, admin=token, model=model)
+    finally:
+        await service.close()
+
+
 @pytest.fixture
 async def served(tmp_path: Path) -> AsyncIterator[Served]:
     with FakeProviderServer([]) as model:
-        config = ServiceConfig(
-            data_dir=tmp_path / "data",
-            max_body=64 * 1024,
-            default_model="openai-compat:m",
-            base_url=model.url,
-            sandbox=False,
-        )
-        service = await Service.open(config)
-        assert service.first_token is not None
-        try:
-            async with serving(create_app(service)) as url:
-                yield Served(url=url, service=service, admin=service.first_token, model=model)
-        finally:
-            await service.close()
+        async with serve(tmp_path / "data", model) as service:
+            yield service

@@ -104,3 +104,12 @@ async def test_a_write_that_fails_is_tried_again_with_nothing_lost(
             break
         await asyncio.sleep(0.01)
     assert [e.seq for e in await log.since(run)] == [1, 2, 3, 4, 5]
+
+
+async def test_a_run_with_more_events_than_a_page_is_replayed_whole(
+    setup: tuple[str, EventLog, EventWriter, Feeds],
+) -> None:
+    run, log, _, feeds = setup
+    await log.write(run, [event(n) for n in range(1, 2501)])  # the log reads 1000 at a time
+    assert [e.seq for e in [e async for e in feeds.follow(run)]] == list(range(1, 2501))
+    assert [e.seq for e in [e async for e in feeds.follow(run, 1999)]] == list(range(2000, 2501))

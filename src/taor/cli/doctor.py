@@ -19,8 +19,8 @@ import textwrap
 from pathlib import Path
 
 from taor.cli.args import UsageError, parser_for
-from taor.host.checks import Check
 from taor.errors import ConfigurationError
+from taor.host.checks import Check
 from taor.host.settings import Settings
 
 EPILOG = """exit codes:

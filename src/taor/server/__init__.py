@@ -6,12 +6,17 @@
   their events.
 - ``service``: what one running service holds, opened and closed as one; ``app``: its FastAPI
   application (``auth``: bearer tokens; ``limits``: the body size; ``routes_runs``: the runs
-  API and their SSE events; ``schemas``: its bodies).
-- ``runner``: the workers that carry out runs, queued; ``compose``: how a run's session is
-  made (its workspace, environment, limits, permissions and transcript).
+  API, ``routes_events`` their SSE events, ``views`` what it shows of a run; ``admission``:
+  the quota and the queue's size; ``schemas``: its bodies).
+- ``seams``: the store, queue and fan-out as protocols; ``queue``: this process's queue.
+- ``runner``: the workers that carry out runs, queued; ``carry``: how a worker carries one out
+  (continued runs resumed from their transcripts); ``compose``: how a run's session is made
+  (its environment, limits, permissions and transcript); ``workspaces``: its folder (empty, a
+  template, a git clone, or an allowed host folder).
 - ``command``: ``taor serve`` and its tokens, set by ``config_file`` (``[serve]`` of the
   person's config file, ``TAOR_SERVE_*``, flags; ``config_types`` reads each value by its
   field's type); ``doctor``: ``taor doctor``'s checks of the service.
 - ``feed``: each run's events, live, to every client following it, replayed from any number;
-  ``writer``: the events onto disk in batches, off the runs' path.
+  ``eventfile``: each event appended to its run's file before anyone is sent it (kept through
+  a crash, recovered on the next start); ``writer``: the events into the database in batches.
 """

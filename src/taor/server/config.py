@@ -19,6 +19,14 @@ class ServiceConfig:
     base_url: str = ""  # where the service reaches its models ("": each provider's own)
     workers: int = 2  # runs carried out at once
     sandbox: bool = True  # runs in bubblewrap when it is installed
+    max_runs_per_user: int = 100  # a user's live runs (queued, running, awaiting) at most
+    max_queue: int = 1000  # queued runs of every user at most
+    templates_dir: Path | None = None  # workspace templates' folders (None: data_dir/templates)
+    host_allowlist: tuple[Path, ...] = ()  # host folders runs may work in (or clone from)
+    git_timeout: float = 300.0  # seconds a workspace's git clone may take
 
     def database(self) -> str:
         return self.database_url or f"sqlite:///{self.data_dir / 'taor.db'}"
+
+    def templates(self) -> Path:
+        return self.templates_dir or self.data_dir / "templates"

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from taor._records import frozen
 from taor.errors import ConfigurationError
 from taor.server.config import ServiceConfig
 from taor.server.config_types import Key, convert, from_text, keys_of
@@ -38,7 +38,7 @@ ENV_PREFIX = "TAOR_SERVE_"
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Address:
     """Where the service listens."""
 
@@ -46,7 +46,7 @@ class Address:
     port: int = 8765
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Serve:
     """The service's settings, with where each one set came from (``sources``, by key)."""
 

@@ -14,10 +14,10 @@ import dataclasses
 import types
 import typing
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from taor._records import frozen
 from taor.errors import ConfigurationError
 
 # Whole numbers with other bounds than "0 or more", by key.
@@ -29,7 +29,7 @@ BOUNDS: Mapping[str, tuple[int, int | None]] = {
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@frozen
 class Key:
     """``name`` is the key in the file, ``field`` the dataclass attribute; ``kind`` its type
     (``tuple``: a list of ``item``; ``object``: a type no file can give)."""

@@ -46,6 +46,10 @@ class Feeds:
         self._queue = queue
         self._feeds: dict[str, _Feed] = {}
 
+    def open(self, run_id: str) -> None:
+        """The run will emit events (it is queued): its followers wait for them until ``end``."""
+        self._feed(run_id)
+
     def publish(self, run_id: str, event: StoredEvent) -> None:
         """Send ``event`` to the run's followers now; never waits."""
         feed = self._feed(run_id)
@@ -83,6 +87,8 @@ class Feeds:
                 for event in page:
                     last = event.seq
                     yield event
+                if feed is not None and feed.tail and feed.tail[0].seq <= last + 1:
+                    break  # the tail has the rest
             if feed is None:
                 return
             tail = list(feed.tail)

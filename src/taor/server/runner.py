@@ -1,64 +1,40 @@
 """``RunManager``: the service's runs, carried out on a pool of workers in this process.
 
-A created run waits in a queue (its position known) until a worker takes it. The worker makes
-the run's ``Session`` (``Compose``: the service decides its model, workspace, environment and
-transcript), submits the prompt, and hands every event on as it comes: numbered and encoded
-by the library's codec, to the run's feed at once (live clients) and to the event writer
-(disk, in batches). The run's row follows its state: ``running``, ``awaiting_permission``
-while a person is asked, then how it ended (``finished``, ``failed``, ``interrupted``,
-``cancelled``) with its usage, cost and stop reason.
+A created run waits in a queue (its position known) until a worker takes it; a worker carries
+it out (``taor.server.carry``). Commands reach a live run's session as data
+(``taor.agent.commands``): steer, follow-up, interrupt, permission answers. ``cancel`` takes a
+queued run out of the queue, or closes a running one for good. ``close`` stops taking runs and
+closes the running ones (their transcripts stay valid, a permission wait parked) as
+``interrupted``; ``continue`` (``submit`` again) resumes them from their transcripts.
 
-Commands reach a live run's session as data (``taor.agent.commands``): steer, follow-up,
-interrupt, permission answers. ``cancel`` takes a queued run out of the queue, or interrupts
-and closes a running one. ``close`` stops taking runs, interrupts the running ones (their
-transcripts stay valid) and marks them ``interrupted``.
+The queue is a ``RunQueue`` (``taor.server.seams``): this process's list here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime
-import json
 import logging
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from taor.agent.commands import Command, Reply
-from taor.agent.events import (
-    Event,
-    PermissionDecision,
-    PermissionRequest,
-    ProcessingEnd,
-    UsageEvent,
-)
-from taor.agent.record.codec import to_json
+from taor.agent.events import PermissionRequest
 from taor.agent.session import Session
-from taor.errors import TaorError, brief
+from taor.errors import TaorError
 from taor.llm.model import Model
-from taor.server.store.runs import RunRecord, StoredEvent
-from taor.server.store.tokens import User
+from taor.server.carry import Compose, Live, carry_out, now
+from taor.server.eventfile import recover
+from taor.server.queue import LocalQueue
+from taor.server.seams import RunQueue
 
 if TYPE_CHECKING:
     from taor.server.service import Service
 
 log = logging.getLogger("taor.server")
 
-Compose = Callable[[RunRecord], Awaitable[tuple[Session, Model]]]
-"""Makes a run's session (not started: its model, workspace, environment and transcript) and
-the model it made for it, closed after the session."""
-
 
 class NotLive(TaorError):
     """The run is not being carried out by this service right now (its state says why)."""
-
-
-@dataclass(kw_only=True)
-class _Live:
-    session: Session
-    pending: dict[str, PermissionRequest] = field(default_factory=dict)
-    cancelled: bool = False
 
 
 class RunManager:
@@ -66,32 +42,48 @@ class RunManager:
         self._service = service
         self._compose = compose
         self._size = workers
-        self._queue: list[str] = []
-        self._ready = asyncio.Condition()
-        self._live: dict[str, _Live] = {}
+        self._queue: RunQueue = LocalQueue()
+        self._live: dict[str, Live] = {}
+        self._preparing: dict[str, asyncio.Task[tuple[Session, Model]]] = {}
         self._workers: list[asyncio.Task[None]] = []
         self._closing = False
+        self.admission = asyncio.Lock()  # one quota check and create at a time
 
     async def start(self) -> None:
-        """Start the workers; runs left queued by an earlier start are queued again, and runs
-        an earlier start was carrying out when it stopped are marked ``interrupted``."""
+        """Start the workers. Events an earlier start had handed out but not kept yet are
+        kept now (from the runs' event files); runs it was carrying out when it stopped are
+        marked ``interrupted``; runs it left queued are queued again."""
         runs = self._service.runs
-        for run_id in await runs.in_states(["running", "awaiting_permission"]):
-            await runs.change(run_id, status="interrupted", finished_at=_now())
-        self._queue.extend(await runs.in_states(["queued"]))
+        stopped = await runs.in_states(["running", "awaiting_permission"])
+        queued = await runs.in_states(["queued"])
+        await recover(self._service.files, runs, self._service.events)
+        for run_id in stopped:
+            await runs.change(run_id, status="interrupted", finished_at=now())
+        for run_id in queued:
+            self._service.feeds.open(run_id)
+            await self._queue.put(run_id)
         self._workers = [
             asyncio.create_task(self._work(), name=f"taor-worker-{n}") for n in range(self._size)
         ]
 
     async def submit(self, run_id: str) -> None:
-        """Queue a created run."""
-        async with self._ready:
-            self._queue.append(run_id)
-            self._ready.notify()
+        """Queue a created (or continued) run."""
+        self._service.feeds.open(run_id)
+        await self._queue.put(run_id)
 
     def position(self, run_id: str) -> int | None:
         """1 for the next run a worker takes; None when the run is not queued."""
-        return self._queue.index(run_id) + 1 if run_id in self._queue else None
+        return self._queue.position(run_id)
+
+    def is_live(self, run_id: str) -> bool:
+        held = run_id in self._live or run_id in self._preparing
+        return held or self._queue.position(run_id) is not None
+
+    def state_of(self, run_id: str, recorded: str) -> str:
+        """The run's state as a person should read it (``recorded``: its row's)."""
+        if self._queue.position(run_id) is not None:
+            return "queued"
+        return "preparing its workspace" if run_id in self._preparing else recorded
 
     def pending(self, run_id: str) -> list[PermissionRequest]:
         live = self._live.get(run_id)
@@ -106,103 +98,49 @@ class RunManager:
 
     async def cancel(self, run_id: str) -> bool:
         """Take the run out of the queue, or stop it; False when it is neither."""
-        if run_id in self._queue:
-            self._queue.remove(run_id)
-            await self._service.runs.change(run_id, status="cancelled", finished_at=_now())
+        if await self._queue.remove(run_id):
+            await self._service.runs.change(run_id, status="cancelled", finished_at=now())
+            self._service.feeds.end(run_id)
+            return True
+        if (task := self._preparing.get(run_id)) is not None:
+            task.cancel()
             return True
         live = self._live.get(run_id)
         if live is None:
             return False
         live.cancelled = True
-        live.session.interrupt()
+        await live.session.close("cancelled")
         return True
 
     async def close(self) -> None:
-        """Stop taking runs; interrupt the running ones and wait for them to end."""
+        """Stop taking runs; close the running ones and wait for their workers."""
         self._closing = True
-        for live in self._live.values():
-            live.session.interrupt()
-        async with self._ready:
-            self._ready.notify_all()
+        for preparing in self._preparing.values():
+            preparing.cancel()
+        await asyncio.gather(
+            *(live.session.close("service stopped") for live in list(self._live.values())),
+            return_exceptions=True,
+        )
+        await self._queue.close()
         for task in self._workers:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
     async def _work(self) -> None:
-        while True:
-            async with self._ready:
-                await self._ready.wait_for(lambda: self._closing or bool(self._queue))
-                if self._closing:
-                    return
-                run_id = self._queue.pop(0)
+        while (run_id := await self._queue.take()) is not None:
             try:
-                await self._carry_out(run_id)
+                await carry_out(
+                    self._service,
+                    self._compose,
+                    run_id,
+                    self._live,
+                    self._preparing,
+                    lambda: self._closing,
+                )
             except Exception:  # a bug of taor's: the run fails, the worker goes on
                 log.exception("run %s failed", run_id)
                 await self._service.runs.change(
-                    run_id, status="failed", error="internal error", finished_at=_now()
+                    run_id, status="failed", error="internal error", finished_at=now()
                 )
-
-    async def _carry_out(self, run_id: str) -> None:
-        runs = self._service.runs
-        record = await runs.get(run_id, _SERVICE)
-        if record is None:  # deleted while queued
-            return
-        try:
-            session, model = await self._compose(record)
-        except TaorError as error:
-            await runs.change(run_id, status="failed", error=brief(str(error)), finished_at=_now())
-            return
-        live = self._live[run_id] = _Live(session=session)
-        await runs.change(run_id, status="running", started_at=_now())
-        ending: dict[str, Any] = {"status": "finished"}
-        try:
-            async for event in session.submit(record.prompt):
-                await self._note(run_id, live, event, ending)
-        except TaorError as error:
-            ending = {"status": "failed", "error": brief(str(error))}
-        finally:
-            with contextlib.suppress(Exception):
-                await session.close()
-            with contextlib.suppress(Exception):
-                await model.aclose()
-            del self._live[run_id]
-            await self._service.writer.flush(run_id)
-            self._service.feeds.end(run_id)
-        if live.cancelled:
-            ending["status"] = "cancelled"
-        elif self._closing and ending["status"] == "finished":
-            ending["status"] = "interrupted"
-        await runs.change(run_id, finished_at=_now(), **ending)
-
-    async def _note(self, run_id: str, live: _Live, event: Event, ending: dict[str, Any]) -> None:
-        """Hand ``event`` on, and keep the run's row in step with it."""
-        stored = StoredEvent(seq=event.seq, kind=event.kind, data=_encoded(event))
-        self._service.feeds.publish(run_id, stored)
-        self._service.writer.add(run_id, stored)
-        runs = self._service.runs
-        if isinstance(event, PermissionRequest):
-            live.pending[event.request_id] = event
-            await runs.change(run_id, status="awaiting_permission")
-        elif isinstance(event, PermissionDecision):
-            if live.pending.pop(event.request_id, None) is not None and not live.pending:
-                await runs.change(run_id, status="running")
-        elif isinstance(event, UsageEvent):
-            await runs.change(run_id, usage=to_json(event.total), cost=event.total_cost)
-        elif isinstance(event, ProcessingEnd):
-            ending["stop_reason"] = event.stop_reason
-            if event.stop_reason in ("interrupted", "closed"):
-                ending["status"] = "interrupted"
-            elif event.stop_reason == "error":
-                ending["status"] = "failed"
-
-
-def _encoded(event: Event) -> str:
-    return json.dumps(to_json(event), ensure_ascii=False, separators=(",", ":"))
-
-
-def _now() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
-
-
-_SERVICE = User(id=0, name="(service)", admin=True)  # the service reads every run
+            finally:
+                self._service.feeds.end(run_id)  # its followers finish (done already, mostly)

@@ -54,6 +54,10 @@ class Text(_Body):
     text: str = Field(..., min_length=1, max_length=200_000)
 
 
+class OptionalText(_Body):
+    text: str | None = Field(default=None, max_length=200_000, description="an input to add")
+
+
 class PermissionAnswer(_Body):
     decision: Decision
     message: str = Field(default="", max_length=10_000, description="why, for the model (deny)")
@@ -63,7 +67,11 @@ class PendingPermission(BaseModel):
     request_id: str
     tool: str
     summary: str
-    diff: str | None = None
+    arguments: dict[str, Any] = Field(default_factory=dict, description="the call's arguments")
+    command: str | None = Field(default=None, description="a shell call: its whole command")
+    diff: str | None = Field(default=None, description="an edit: the unified diff it would make")
+    reason: str = ""
+    rules: list[str] = Field(default_factory=list, description="what allow_always would add")
 
 
 class RunView(BaseModel):

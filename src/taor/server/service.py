@@ -1,6 +1,6 @@
 """``Service``: what one running service holds (its database, tokens, runs, events, feeds,
-event writer and the workers that carry out runs), opened and closed as one, and its settings
-(``ServiceConfig``)."""
+event writer, event files and the workers that carry out runs), opened and closed as one, and
+its settings (``ServiceConfig``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 
 from taor.server.compose import composer
 from taor.server.config import ServiceConfig
+from taor.server.eventfile import EventFiles
 from taor.server.feed import Feeds
 from taor.server.runner import RunManager
+from taor.server.seams import EventStore, Fanout, RunStore
 from taor.server.store import Database, EventLog, Runs, Tokens
 from taor.server.writer import EventWriter
 
@@ -19,10 +21,11 @@ class Service:
     config: ServiceConfig
     database: Database
     tokens: Tokens
-    runs: Runs
-    events: EventLog
-    feeds: Feeds
+    runs: RunStore  # the seams (``taor.server.seams``), filled by this process's own
+    events: EventStore
+    feeds: Fanout
     writer: EventWriter
+    files: EventFiles  # each run's events, on the way to the database
     manager: RunManager = field(init=False, repr=False)
     first_token: str | None = field(default=None, repr=False)  # made on the first start
 
@@ -42,6 +45,7 @@ class Service:
             events=events,
             feeds=Feeds(events.since),
             writer=writer,
+            files=EventFiles(config.data_dir / "events"),
             first_token=await tokens.first_admin(),
         )
         writer.start()
@@ -53,4 +57,5 @@ class Service:
         """Stop taking runs, interrupt the running ones, write every event, close the database."""
         await self.manager.close()
         await self.writer.close()
+        self.files.close()
         await self.database.close()

@@ -14,13 +14,14 @@ import contextlib
 import logging
 from collections import defaultdict
 
-from taor.server.store.runs import EventLog, StoredEvent
+from taor.server.seams import EventStore
+from taor.server.store.runs import StoredEvent
 
 log = logging.getLogger("taor.server")
 
 
 class EventWriter:
-    def __init__(self, events: EventLog, *, interval: float = 0.05, batch: int = 500) -> None:
+    def __init__(self, events: EventStore, *, interval: float = 0.05, batch: int = 500) -> None:
         self._events = events
         self._interval = interval
         self._batch = batch

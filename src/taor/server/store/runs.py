@@ -18,7 +18,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError
 
@@ -132,6 +132,14 @@ class Runs:
         async with self._engine.begin() as db:
             await db.execute(delete(events).where(events.c.run_id == run_id))
             await db.execute(delete(runs).where(runs.c.id == run_id))
+
+    async def count(self, states: Sequence[str], user: User | None = None) -> int:
+        """How many runs are in one of ``states`` (``user``'s only, when given)."""
+        query = select(func.count()).select_from(runs).where(runs.c.status.in_(states))
+        if user is not None:
+            query = query.where(runs.c.user_id == user.id)
+        async with self._engine.connect() as db:
+            return int(await db.scalar(query) or 0)
 
     async def in_states(self, states: Sequence[str]) -> list[str]:
         """The ids of every run in one of ``states``, oldest first (for a restart)."""

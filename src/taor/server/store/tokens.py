@@ -38,6 +38,9 @@ class User:
     admin: bool
 
 
+SERVICE = User(id=0, name="(service)", admin=True)  # the service itself: reads every run
+
+
 @frozen
 class TokenInfo:
     """A token as ``list`` shows it: never the token itself."""

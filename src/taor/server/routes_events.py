@@ -1,0 +1,45 @@
+"""A run's events as SSE: one per taor event, ``id`` its number, ``event`` its kind, ``data``
+its JSON (the library's codec), resumed after ``Last-Event-ID``, with a heartbeat comment on an
+idle stream. A client that falls too far behind is ended early and comes back from its last id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import APIRouter, Header, Request
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from taor.server.auth import CurrentUser
+from taor.server.service import Service
+from taor.server.views import record_of, service_of
+
+router = APIRouter()
+HEARTBEAT = 15.0  # seconds between keep-alive comments on an idle event stream
+
+
+@router.get("/{run_id}/events")
+async def events(
+    run_id: str,
+    request: Request,
+    user: CurrentUser,
+    last_event_id: Annotated[str | None, Header()] = None,
+) -> EventSourceResponse:
+    """The run's events as SSE, from after ``Last-Event-ID`` (from the start without it): one
+    per event, ``id`` its number, ``event`` its kind, ``data`` its JSON. The stream ends when
+    the run's last event is sent, or early (a client that fell behind): come back with the
+    last id seen."""
+    service = service_of(request)
+    await record_of(service, run_id, user)
+    after = int(last_event_id) if last_event_id and last_event_id.isdigit() else 0
+    return EventSourceResponse(
+        _sse(service, run_id, after), ping=HEARTBEAT, headers={"X-Accel-Buffering": "no"}
+    )
+
+
+async def _sse(service: Service, run_id: str, after: int) -> AsyncIterator[ServerSentEvent]:
+    async for event in service.feeds.follow(run_id, after):
+        if event.seq < 0:  # dropped: too far behind; the client comes back from its last id
+            return
+        yield ServerSentEvent(id=str(event.seq), event=event.kind, data=event.data)

@@ -1,0 +1,83 @@
+"""The service's seams: what its runs, their events, its queue and its fan-out must do, as
+small protocols. This process fills them with SQLite (``store``), a list (``queue``) and
+in-memory feeds (``feed``); a service spread over machines fills the same protocols with a
+shared database, a shared queue and a shared fan-out, and nothing above them changes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, Protocol
+
+from taor.server.store.runs import RunRecord, StoredEvent
+from taor.server.store.tokens import User
+
+
+class RunStore(Protocol):
+    async def create(
+        self,
+        user: User,
+        *,
+        prompt: str,
+        model: str,
+        workspace: str,
+        options: Mapping[str, Any],
+        metadata: Mapping[str, Any],
+    ) -> RunRecord: ...
+
+    async def get(self, run_id: str, user: User) -> RunRecord | None: ...
+
+    async def page(
+        self,
+        user: User,
+        *,
+        status: str | None = None,
+        owner: str | None = None,
+        after: str | None = None,
+        limit: int = 50,
+    ) -> list[RunRecord]: ...
+
+    async def change(self, run_id: str, **values: Any) -> None: ...
+
+    async def delete(self, run_id: str) -> None: ...
+
+    async def count(self, states: Sequence[str], user: User | None = None) -> int: ...
+
+    async def in_states(self, states: Sequence[str]) -> list[str]: ...
+
+
+class EventStore(Protocol):
+    """Each run's events by number, each number kept once."""
+
+    async def write(self, run_id: str, batch: Sequence[StoredEvent]) -> None: ...
+
+    async def since(self, run_id: str, after: int = 0, limit: int = 1000) -> list[StoredEvent]: ...
+
+    async def last(self, run_id: str) -> int: ...
+
+
+class RunQueue(Protocol):
+    """Runs waiting for a worker, first in first out."""
+
+    async def put(self, run_id: str) -> None: ...
+
+    async def take(self) -> str | None:
+        """The next run, when there is one; None once the queue is closed."""
+        ...
+
+    async def remove(self, run_id: str) -> bool: ...
+
+    def position(self, run_id: str) -> int | None: ...
+
+    async def close(self) -> None: ...
+
+
+class Fanout(Protocol):
+    """Each run's events, live, to every client following it; replayed from any number."""
+
+    def open(self, run_id: str) -> None: ...
+
+    def publish(self, run_id: str, event: StoredEvent) -> None: ...
+
+    def end(self, run_id: str) -> None: ...
+
+    def follow(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent]: ...
