@@ -20,26 +20,24 @@ from taor.agent.record.store_load import load
 from taor.agent.record.transcript import problems
 from taor.testing import FakeProviderServer, Reply, ToolCall, stall, text, tool_calls
 
-from .test_command import TAOR, free_port
+from .process import Home, free_port, token_of
+from .process import serve as started
+from .process import stop as stopped
 
 Sse = tuple[int, str, str]  # id, event, data
 
 
 def serve(data: Path, port: int, model: FakeProviderServer) -> tuple[subprocess.Popen[str], str]:
     """``taor serve`` running on ``data``; the first admin token when it printed one."""
-    process = subprocess.Popen(
-        [TAOR, "serve", "--port", str(port), "--data-dir", str(data),
-         "--model", "openai-compat:m", "--base-url", model.url],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )  # fmt: skip
-    assert process.stdout is not None
-    lines = [process.stdout.readline(), process.stdout.readline()]
-    if not (data / "started-before").exists():
-        (data / "started-before").touch()
-        lines.append(process.stdout.readline())
-    return process, lines[-1].rsplit(" ", 1)[-1].strip()
+    home = Home(data.parent / "home")
+    home.root.mkdir(exist_ok=True)
+    process, lines = started(
+        home,
+        *("--port", str(port), "--data-dir", str(data)),
+        *("--model", "openai-compat:m", "--base-url", model.url),
+    )
+    found = [line for line in lines if line.startswith("first admin token")]
+    return process, token_of(lines) if found else ""
 
 
 def client(port: int, token: str) -> httpx2.Client:
@@ -74,9 +72,8 @@ def follow(web: httpx2.Client, run_id: str, last: int | None = None) -> Iterator
 
 
 def stop(process: subprocess.Popen[str]) -> None:
-    process.send_signal(signal.SIGTERM)
-    _, err = process.communicate(timeout=60)
-    assert process.returncode == 0 and "Traceback" not in err, err
+    code, _, err = stopped(process)
+    assert code == 0, err
 
 
 def test_sigterm_mid_tool_call_then_continue_runs_the_call_once(tmp_path: Path) -> None:
