@@ -1,0 +1,148 @@
+"""The web page in headless Chromium (Debian's ``chromium``, driven by Playwright, never a
+browser of Playwright's own), against the real service under uvicorn with the fake provider
+server as its model. One service and one browser per module; each test gets a fresh browser
+context, whose every request is recorded so the token can be shown never to be in a URL.
+
+Screenshots go to a folder under the test run's temporary directory (printed), and are also
+copied to ``$TAOR_WEB_SHOTS`` when it is set.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from taor.server.app import create_app
+from taor.server.config import ServiceConfig
+from taor.server.service import Service
+from taor.testing import FakeProviderServer
+
+from ..conftest import Served
+from ..loopback import serving
+
+CHROMIUM = shutil.which("chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-domain-reliability",
+]
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1200, "height": 860}
+
+
+@dataclass
+class Web:
+    served: Served
+    browser: Any  # playwright's Browser
+    shots: Path
+    copies: Path | None
+
+    def shot(self, name: str) -> Path:
+        return self.shots / f"{name}.png"
+
+
+@dataclass
+class Tab:
+    """A browser context and its page, with every URL it requested."""
+
+    web: Web
+    context: Any
+    page: Any
+    urls: list[str] = field(default_factory=list)
+    api_headers: list[dict[str, str]] = field(default_factory=list)
+    secrets: list[str] = field(default_factory=list)  # the tokens it was given
+
+    @property
+    def url(self) -> str:
+        return self.web.served.url
+
+    async def sign_in(self, token: str | None = None) -> None:
+        """Open the runs page and sign in through its box."""
+        token = token or self.web.served.admin
+        self.secrets.append(token)
+        await self.page.goto(self.url + "/")
+        await self.page.fill("#token", token)
+        await self.page.click("#sign-in-form button")
+        await self.page.wait_for_selector("#main:not([hidden])")
+
+    async def screenshot(self, name: str, *, full_page: bool = True) -> None:
+        await self.page.screenshot(path=self.web.shot(name), full_page=full_page)
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def web(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Web]:
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    playwright = pytest.importorskip("playwright.async_api")
+    root = tmp_path_factory.mktemp("web")
+    shots = root / "screenshots"
+    shots.mkdir()
+    copies = Path(os.environ["TAOR_WEB_SHOTS"]) if os.environ.get("TAOR_WEB_SHOTS") else None
+    with FakeProviderServer([]) as model:
+        config = ServiceConfig(
+            data_dir=root / "data",
+            default_model="openai-compat:m",
+            base_url=model.url,
+            sandbox=False,
+        )
+        service = await Service.open(config)
+        assert service.first_token is not None
+        try:
+            async with serving(create_app(service)) as url, playwright.async_playwright() as pw:
+                browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                served = Served(url=url, service=service, admin=service.first_token, model=model)
+                try:
+                    yield Web(served=served, browser=browser, shots=shots, copies=copies)
+                finally:
+                    await browser.close()
+        finally:
+            await service.close()
+    print(f"\nscreenshots of the web page: {shots}")
+    if copies is not None:
+        copies.mkdir(parents=True, exist_ok=True)
+        for png in shots.glob("*.png"):
+            shutil.copy(png, copies / png.name)
+
+
+async def open_tab(web: Web, **options: Any) -> Tab:
+    context = await web.browser.new_context(viewport=DESKTOP, **options)
+    tab = Tab(web=web, context=context, page=await context.new_page())
+
+    def record(request: Any) -> None:
+        tab.urls.append(request.url)
+        if "/static/" not in request.url and request.resource_type == "fetch":
+            tab.api_headers.append(dict(request.headers))
+
+    context.on("request", record)
+    return tab
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def tab(web: Web) -> AsyncIterator[Tab]:
+    """A desktop-sized page in the light theme; after the test, no URL it asked for holds a
+    token."""
+    opened = await open_tab(web, color_scheme="light")
+    try:
+        yield opened
+    finally:
+        await opened.context.close()
+    assert_no_token_in(opened.urls, opened.secrets)
+
+
+def assert_no_token_in(urls: list[str], secrets: list[str]) -> None:
+    assert urls, "the page asked for nothing"
+    for url in urls:
+        for secret in secrets:
+            assert secret not in url, f"a token is in a requested URL: {url}"
