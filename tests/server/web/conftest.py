@@ -9,6 +9,7 @@ copied to ``$TAOR_WEB_SHOTS`` when it is set.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 from collections.abc import AsyncIterator
@@ -61,18 +62,18 @@ class Tab:
     context: Any
     page: Any
     urls: list[str] = field(default_factory=list)
-    api_headers: list[dict[str, str]] = field(default_factory=list)
+    fetches: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # the API calls
     secrets: list[str] = field(default_factory=list)  # the tokens it was given
 
     @property
     def url(self) -> str:
         return self.web.served.url
 
-    async def sign_in(self, token: str | None = None) -> None:
-        """Open the runs page and sign in through its box."""
+    async def sign_in(self, token: str | None = None, *, at: str | None = None) -> None:
+        """Open the runs page (of the service, or of ``at``) and sign in through its box."""
         token = token or self.web.served.admin
         self.secrets.append(token)
-        await self.page.goto(self.url + "/")
+        await self.page.goto((at or self.url) + "/")
         await self.page.fill("#token", token)
         await self.page.click("#sign-in-form button")
         await self.page.wait_for_selector("#main:not([hidden])")
@@ -116,14 +117,57 @@ async def web(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Web]:
             shutil.copy(png, copies / png.name)
 
 
+class Relay:
+    """A TCP relay on loopback in front of the service, to drop the network under a page:
+    ``cut()`` breaks every connection open through it; new ones go through as before."""
+
+    def __init__(self, target: str) -> None:
+        self._port = int(target.rsplit(":", 1)[1])
+        self._open: set[asyncio.StreamWriter] = set()
+        self._server: asyncio.Server | None = None
+        self.url = ""
+
+    async def __aenter__(self) -> Relay:
+        self._server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        self.url = f"http://127.0.0.1:{self._server.sockets[0].getsockname()[1]}"
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.close()
+        self.cut()
+        await self._server.wait_closed()
+
+    def cut(self) -> None:
+        for writer in list(self._open):
+            writer.transport.abort()
+        self._open.clear()
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self._port)
+        self._open.update((writer, up_writer))
+        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    except (ConnectionError, RuntimeError):
+        pass
+    finally:
+        writer.transport.abort()
+
+
 async def open_tab(web: Web, **options: Any) -> Tab:
     context = await web.browser.new_context(viewport=DESKTOP, **options)
     tab = Tab(web=web, context=context, page=await context.new_page())
 
     def record(request: Any) -> None:
         tab.urls.append(request.url)
-        if "/static/" not in request.url and request.resource_type == "fetch":
-            tab.api_headers.append(dict(request.headers))
+        if request.resource_type == "fetch":
+            tab.fetches.append((request.url, dict(request.headers)))
 
     context.on("request", record)
     return tab

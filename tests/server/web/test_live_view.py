@@ -60,5 +60,102 @@ async def test_a_run_started_from_the_form_streams_its_narration(tab: Tab, web: 
     assert await item.locator(".run-model").inner_text() == "openai-compat:m"
     assert await item.locator(".run-user").inner_text() == "admin"
     await tab.screenshot("runs-light")
-    sent = {h.get("authorization") for h in tab.api_headers}
+    sent = {headers.get("authorization") for _, headers in tab.fetches}
     assert sent == {"Bearer not-a-token", f"Bearer {web.served.admin}"}  # on every API call
+
+
+async def test_a_tool_call_opens_to_its_arguments_output_and_diff(tab: Tab, web: Web) -> None:
+    write = ToolCall(name="write_file", arguments={"path": "a.txt", "content": "one\n"})
+    edit = ToolCall(
+        name="edit_file", arguments={"path": "a.txt", "old_string": "one", "new_string": "two"}
+    )
+    shell = ToolCall(name="shell", arguments={"command": "cat a.txt; echo from-the-shell"})
+    web.served.model.push(tool_calls(write), tool_calls(edit), tool_calls(shell), text("Done."))
+    await tab.sign_in()
+    async with web.served.client(web.served.admin) as client:
+        run = await create(client, "edit a file", permission_mode="bypass")
+        await until(client, run["id"], "finished", "failed")
+    page = tab.page
+    await page.goto(f"{tab.url}/runs/{run['id']}")
+    rows = page.locator("details.tool")
+    await page.wait_for_selector("#status.status-finished")
+    assert await rows.count() == 3
+    row = rows.nth(2)
+    assert "from-the-shell" in await row.locator(".tool-summary").inner_text()
+    assert not await row.locator(".output").is_visible()
+    await row.locator("summary").click()
+    assert "cat a.txt; echo from-the-shell" in await row.locator(".arguments").inner_text()
+    assert await row.locator(".output").inner_text() == "two\nfrom-the-shell\n"
+    assert await row.locator(".tool-state.ok").count() == 1
+    edited = rows.nth(1)
+    await edited.locator("summary").click()
+    assert await edited.locator(".diff-del").all_inner_texts() == ["-one\n"]
+    assert await edited.locator(".diff-add").all_inner_texts() == ["+two\n"]
+    assert await page.locator(".narration").inner_text() == "Done."
+
+
+async def test_a_permission_is_granted_and_another_denied_from_their_buttons(
+    tab: Tab, web: Web
+) -> None:
+    write = ToolCall(name="write_file", arguments={"path": "out.txt", "content": "made\n"})
+    shell = ToolCall(name="shell", arguments={"command": "touch forbidden.txt && echo no"})
+    model = web.served.model
+    model.push(tool_calls(write), tool_calls(shell), text("Understood: I will not."))
+    before = len(model.requests)
+    await tab.sign_in()
+    async with web.served.client(web.served.admin) as client:
+        run = await create(client, "write, then run")
+        page = tab.page
+        await page.goto(f"{tab.url}/runs/{run['id']}")
+        card = page.locator(".permission.open")
+        await card.wait_for()
+        await page.wait_for_selector("#status.status-awaiting_permission")
+        assert await card.locator(".diff-add").all_inner_texts() == ["+made\n"]
+        assert "out.txt" in await card.locator(".perm-summary").inner_text()
+        await card.locator("button[data-decision=allow]").click()
+        await page.wait_for_selector(".permission.allowed")
+        second = page.locator(".permission.open")
+        await second.wait_for()
+        assert await second.locator(".command").inner_text() == "$ touch forbidden.txt && echo no"
+        await tab.screenshot("permission-prompt-light", full_page=False)
+        await second.locator("button[data-decision=deny]").click()
+        await page.wait_for_selector(".permission.denied")
+        await page.wait_for_selector("#status.status-finished")
+        done = await until(client, run["id"], "finished")
+    workspace = done["workspace"]
+    assert (await _read(workspace, "out.txt")) == "made\n"  # the granted call ran
+    assert await _read(workspace, "forbidden.txt") is None  # the denied one did not
+    denial = model.requests[before + 2].tool_results
+    assert any("Permission denied for shell" in result for result in denial), denial
+    assert await page.locator(".perm-result").all_inner_texts() == ["Allowed once", "Denied"]
+    assert await page.locator("details.tool .tool-state.error").count() == 1
+
+
+async def test_steering_typed_in_the_box_reaches_the_model(tab: Tab, web: Web) -> None:
+    shell = ToolCall(name="shell", arguments={"command": "echo step"})
+    model = web.served.model
+    model.push(tool_calls(shell), text("Steered."))
+    await tab.sign_in()
+    async with web.served.client(web.served.admin) as client:
+        run = await create(client, "do a step")
+        page = tab.page
+        await page.goto(f"{tab.url}/runs/{run['id']}")
+        await page.locator(".permission.open").wait_for()
+        await page.fill("#message", "Also write the tests first.")
+        await page.click("#steer")
+        await page.wait_for_selector(".msg.steer.queued")
+        assert await page.input_value("#message") == ""
+        await page.click(".permission.open button[data-decision=allow]")
+        await page.wait_for_selector(".msg.steer:not(.queued)")
+        await page.wait_for_selector("#status.status-finished")
+        await until(client, run["id"], "finished")
+    last = model.requests[-1].body.decode()
+    assert "Also write the tests first." in last
+    assert await page.locator(".narration").inner_text() == "Steered."
+
+
+async def _read(folder: str, name: str) -> str | None:
+    from pathlib import Path
+
+    path = Path(folder) / name
+    return path.read_text() if path.exists() else None
