@@ -39,6 +39,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--disable-domain-reliability",
 ]
+TO_BOTTOM = "window.scrollTo(0, document.documentElement.scrollHeight)"
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1200, "height": 860}
 
@@ -77,6 +78,11 @@ class Tab:
         await self.page.fill("#token", token)
         await self.page.click("#sign-in-form button")
         await self.page.wait_for_selector("#main:not([hidden])")
+
+    async def finished(self) -> None:
+        """Wait until the run on the page has finished and its stream has been read to its end."""
+        await self.page.wait_for_selector("#status.status-finished")
+        await self.page.wait_for_selector("#stream-state.ended", state="attached")
 
     async def screenshot(self, name: str, *, full_page: bool = True) -> None:
         await self.page.screenshot(path=self.web.shot(name), full_page=full_page)

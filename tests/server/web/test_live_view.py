@@ -5,6 +5,7 @@ HTML is shown as text."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from taor.testing import ToolCall, text, tool_calls
 
 from ..test_runs_api import create, until
-from .conftest import Tab, Web
+from .conftest import TO_BOTTOM, Tab, Web
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 
@@ -29,7 +30,9 @@ def held(reply: Any) -> tuple[Any, threading.Event]:
 
 
 async def test_a_run_started_from_the_form_streams_its_narration(tab: Tab, web: Web) -> None:
-    narration = "# Plan\n\nI will **greet** you, then stop.\n\n- one\n- two\n\nHello from `the model`."
+    narration = (
+        "# Plan\n\nI will **greet** you, then stop.\n\n- one\n- two\n\nHello from `the model`."
+    )
     step, release = held(text(narration, chunk=8))
     web.served.model.push(step)
     page = tab.page
@@ -45,7 +48,7 @@ async def test_a_run_started_from_the_form_streams_its_narration(tab: Tab, web: 
     await page.wait_for_selector("#stream-state.live")
     release.set()
     await page.wait_for_selector(".narration h1:text('Plan')")
-    await page.wait_for_selector("#status.status-finished")
+    await tab.finished()
     block = page.locator(".narration")
     assert await block.count() == 1
     assert await block.locator("strong").inner_text() == "greet"
@@ -78,7 +81,7 @@ async def test_a_tool_call_opens_to_its_arguments_output_and_diff(tab: Tab, web:
     page = tab.page
     await page.goto(f"{tab.url}/runs/{run['id']}")
     rows = page.locator("details.tool")
-    await page.wait_for_selector("#status.status-finished")
+    await tab.finished()
     assert await rows.count() == 3
     row = rows.nth(2)
     assert "from-the-shell" in await row.locator(".tool-summary").inner_text()
@@ -117,14 +120,15 @@ async def test_a_permission_is_granted_and_another_denied_from_their_buttons(
         second = page.locator(".permission.open")
         await second.wait_for()
         assert await second.locator(".command").inner_text() == "$ touch forbidden.txt && echo no"
+        await page.evaluate(TO_BOTTOM)
         await tab.screenshot("permission-prompt-light", full_page=False)
         await second.locator("button[data-decision=deny]").click()
         await page.wait_for_selector(".permission.denied")
-        await page.wait_for_selector("#status.status-finished")
+        await tab.finished()
         done = await until(client, run["id"], "finished")
     workspace = done["workspace"]
-    assert (await _read(workspace, "out.txt")) == "made\n"  # the granted call ran
-    assert await _read(workspace, "forbidden.txt") is None  # the denied one did not
+    assert (_read(workspace, "out.txt")) == "made\n"  # the granted call ran
+    assert _read(workspace, "forbidden.txt") is None  # the denied one did not
     denial = model.requests[before + 2].tool_results
     assert any("Permission denied for shell" in result for result in denial), denial
     assert await page.locator(".perm-result").all_inner_texts() == ["Allowed once", "Denied"]
@@ -147,15 +151,13 @@ async def test_steering_typed_in_the_box_reaches_the_model(tab: Tab, web: Web) -
         assert await page.input_value("#message") == ""
         await page.click(".permission.open button[data-decision=allow]")
         await page.wait_for_selector(".msg.steer:not(.queued)")
-        await page.wait_for_selector("#status.status-finished")
+        await tab.finished()
         await until(client, run["id"], "finished")
     last = model.requests[-1].body.decode()
     assert "Also write the tests first." in last
     assert await page.locator(".narration").inner_text() == "Steered."
 
 
-async def _read(folder: str, name: str) -> str | None:
-    from pathlib import Path
-
+def _read(folder: str, name: str) -> str | None:
     path = Path(folder) / name
     return path.read_text() if path.exists() else None

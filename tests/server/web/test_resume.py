@@ -51,7 +51,7 @@ async def test_a_reload_mid_run_resumes_the_stream_with_no_duplicate(tab: Tab, w
         assert await shown(tab) == before
         await page.click(".permission.open button[data-decision=allow]")
         await page.wait_for_selector(".narration:has-text('Part two.')")
-        await page.wait_for_selector("#status.status-finished")
+        await tab.finished()
         await until(client, run["id"], "finished")
     assert await shown(tab) == {"narration": 2, "tools": 1, "cards": 1, "prompts": 1, "twice": 0}
 
@@ -77,7 +77,7 @@ async def test_a_network_drop_mid_run_resumes_after_the_last_event_shown(
         answer = f"/runs/{run['id']}/permissions/{pending[0]['request_id']}"
         await client.post(answer, json={"decision": "allow"})  # ... and goes on meanwhile
         await page.wait_for_selector(".narration:has-text('Part three.')")
-        await page.wait_for_selector("#status.status-finished")
+        await tab.finished()
     after = await shown(tab)
     assert after == {"narration": 2, "tools": 2, "cards": 2, "prompts": 1, "twice": 0}
     assert await page.locator(".narration").all_inner_texts() == ["Part one.", "Part three."]

@@ -35,10 +35,21 @@ function followEvents() {
   follower = follow(`${base}/events`, {
     headers: authHeaders,
     lastId: () => timeline.lastSeq,
-    onEvent: (sse) => timeline.add(Number(sse.id), JSON.parse(sse.data)),
+    onEvent: (sse) => {
+      const following = LIVE.has(run?.status) && atBottom();
+      if (timeline.add(Number(sse.id), JSON.parse(sse.data)) && following) {
+        requestAnimationFrame(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      }
+    },
     isOver: async () => ENDED.has((await refresh())?.status),
     onState: streamState,
   });
+}
+
+// Whether the reader is at the end of the page (and so wants to stay there as it grows).
+function atBottom() {
+  const page = document.documentElement;
+  return page.scrollHeight - (window.scrollY + window.innerHeight) < 120;
 }
 
 function streamState(state, detail) {
@@ -103,6 +114,7 @@ function show(r) {
   $("cancel").disabled = ended;
   $("follow-up").disabled = r.status === "queued";
   $("message").placeholder = ended ? "Follow up on this run…" : live ? "Steer the agent, or queue a follow-up…" : "The run has not started yet";
+  $("run").classList.toggle("ended", ended);
   if (ended) timeline.closeCards("No answer was given before the run ended.");
 }
 

@@ -106,9 +106,12 @@ function showDiff(tool, text) {
   tool.diff.hidden = false;
 }
 
+const MARKS = { allowed: "✓", denied: "✕", expired: "–" };
+
 function settle(card, outcome, text) {
   card.classList.remove("open");
   card.classList.add(outcome);
+  card.querySelector(".perm-icon").textContent = MARKS[outcome];
   for (const button of card.querySelectorAll("button")) button.disabled = true;
   const result = card.querySelector(".perm-result");
   result.textContent = text;
