@@ -161,3 +161,37 @@ async def test_steering_typed_in_the_box_reaches_the_model(tab: Tab, web: Web) -
 def _read(folder: str, name: str) -> str | None:
     path = Path(folder) / name
     return path.read_text() if path.exists() else None
+
+
+async def test_a_queued_run_shows_its_place_and_the_buttons_stop_runs(tab: Tab, web: Web) -> None:
+    asks = [ToolCall(name="shell", arguments={"command": f"echo {n}"}) for n in (1, 2)]
+    web.served.model.push(*(tool_calls(call) for call in asks))
+    await tab.sign_in()
+    page = tab.page
+    async with web.served.client(web.served.admin) as client:
+        busy = [await create(client, f"hold a worker {n}") for n in (1, 2)]
+        for run in busy:  # both workers wait on a person now
+            await until(client, run["id"], "awaiting_permission")
+        queued = await create(client, "wait in the queue")
+        await page.goto(f"{tab.url}/runs/{queued['id']}")
+        await page.wait_for_selector("#status.status-queued")
+        assert await page.inner_text("#queue") == "Waiting for a worker: next in the queue."
+        await tab.screenshot("queued-run-light", full_page=False)
+        assert await page.is_disabled("#steer") and await page.is_disabled("#interrupt")
+        await page.click("#cancel")
+        await page.click("#cancel.confirm")  # a second click confirms
+        await page.wait_for_selector("#status.status-cancelled")
+        assert (await until(client, queued["id"], "cancelled"))["status"] == "cancelled"
+        await page.goto(f"{tab.url}/runs/{busy[0]['id']}")
+        await page.locator(".permission.open").wait_for()
+        await page.click("#interrupt")
+        await page.wait_for_selector("#status.status-interrupted")
+        await page.wait_for_selector(".permission.expired")
+        await page.wait_for_selector(".note:has-text('Interrupted')")
+        await page.goto(f"{tab.url}/runs/{busy[1]['id']}")
+        await page.locator(".permission.open").wait_for()
+        await page.click("#cancel")
+        await page.click("#cancel.confirm")
+        await page.wait_for_selector("#status.status-cancelled")
+        await until(client, busy[0]["id"], "interrupted")
+        await until(client, busy[1]["id"], "cancelled")

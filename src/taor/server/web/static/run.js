@@ -61,7 +61,8 @@ function streamState(state, detail) {
     error: detail ? detail.message : "The event stream failed.",
   };
   const node = $("stream-state");
-  node.textContent = words[state] ?? "";
+  const quiet = run?.status === "queued" && state !== "error"; // the queue notice says it all
+  node.textContent = quiet ? "" : (words[state] ?? "");
   node.className = `stream-state ${state}`;
   if (state === "ended" || state === "error") follower = null;
 }

@@ -112,6 +112,8 @@ function settle(card, outcome, text) {
   card.classList.remove("open");
   card.classList.add(outcome);
   card.querySelector(".perm-icon").textContent = MARKS[outcome];
+  const head = card.querySelector(".perm-head strong");
+  head.textContent = head.textContent.replace(/^Allow (.*)\?$/, "Permission for $1");
   for (const button of card.querySelectorAll("button")) button.disabled = true;
   const result = card.querySelector(".perm-result");
   result.textContent = text;
