@@ -195,3 +195,24 @@ async def test_a_queued_run_shows_its_place_and_the_buttons_stop_runs(tab: Tab, 
         await page.wait_for_selector("#status.status-cancelled")
         await until(client, busy[0]["id"], "interrupted")
         await until(client, busy[1]["id"], "cancelled")
+
+
+async def test_a_follow_up_is_queued_from_the_box(tab: Tab, web: Web) -> None:
+    ask = ToolCall(name="shell", arguments={"command": "echo now"})
+    web.served.model.push(tool_calls(ask), text("First done."))
+    await tab.sign_in()
+    page = tab.page
+    async with web.served.client(web.served.admin) as client:
+        run = await create(client, "one thing, then another")
+        await page.goto(f"{tab.url}/runs/{run['id']}")
+        await page.locator(".permission.open").wait_for()
+        await page.fill("#message", "Then tidy up.")
+        await page.click("#follow-up")
+        queued = page.locator(".msg.user.queued")
+        await queued.wait_for()
+        assert await queued.locator(".msg-text").inner_text() == "Then tidy up."
+        await page.click(".permission.open button[data-decision=allow]")
+        await page.wait_for_selector(".narration:has-text('First done.')")
+        # The run's stream ends with its first input's cycle (the runs API's choice for now),
+        # so what becomes of the follow-up is not the page's to show yet.
+        await until(client, run["id"], "finished", "interrupted", "failed")

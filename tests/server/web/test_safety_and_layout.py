@@ -166,3 +166,39 @@ async def test_the_dark_theme_and_a_phone_sized_screen(tab: Tab, web: Web) -> No
         await tab.finished()
         await until(client, run["id"], "finished")
         await tab.screenshot("finished-run-with-tools-light")
+
+
+SSE_WIRE = (
+    ": a heartbeat\r\n\r\n"
+    'id: 1\r\nevent: user_input\r\ndata: {"a": 1}\r\n\r\n'
+    "id: 2\nevent: assistant_text_delta\ndata: line one\ndata: line two\n\n"
+    "id: 3\revent: usage\rdata:no space\r\r"
+    "data: no id or event\r\n\r\n"
+)
+SSE_SPLITS = """(wire) => import('/static/sse.js').then(({ SSEParser }) => {
+  const read = (pieces) => {
+    const parser = new SSEParser();
+    return pieces.flatMap((piece) => parser.feed(piece));
+  };
+  const whole = read([wire]);
+  const differ = [];
+  for (let i = 0; i <= wire.length; i += 1) {
+    for (const j of [i, i + 1, i + 7]) {
+      const split = read([wire.slice(0, i), wire.slice(i, j), wire.slice(j)]);
+      if (JSON.stringify(split) !== JSON.stringify(whole)) differ.push([i, j]);
+    }
+  }
+  return { whole, differ };
+})"""
+
+
+async def test_the_stream_parser_reads_events_however_the_bytes_are_split(tab: Tab) -> None:
+    await tab.page.goto(tab.url + "/")
+    found = await tab.page.evaluate(SSE_SPLITS, SSE_WIRE)
+    assert found["differ"] == []
+    assert found["whole"] == [
+        {"id": "1", "event": "user_input", "data": '{"a": 1}'},
+        {"id": "2", "event": "assistant_text_delta", "data": "line one\nline two"},
+        {"id": "3", "event": "usage", "data": "no space"},
+        {"id": "3", "event": "message", "data": "no id or event"},  # the id is kept, per spec
+    ]
