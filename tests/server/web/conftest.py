@@ -65,6 +65,7 @@ class Tab:
     urls: list[str] = field(default_factory=list)
     fetches: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # the API calls
     secrets: list[str] = field(default_factory=list)  # the tokens it was given
+    errors: list[str] = field(default_factory=list)  # what the page's console reported
 
     @property
     def url(self) -> str:
@@ -175,20 +176,27 @@ async def open_tab(web: Web, **options: Any) -> Tab:
         if request.resource_type == "fetch":
             tab.fetches.append((request.url, dict(request.headers)))
 
+    def console(message: Any) -> None:
+        if message.type == "error" and "Failed to load resource" not in message.text:
+            tab.errors.append(message.text)  # a CSP violation, say
+
     context.on("request", record)
+    tab.page.on("console", console)
+    tab.page.on("pageerror", lambda error: tab.errors.append(f"uncaught: {error}"))
     return tab
 
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def tab(web: Web) -> AsyncIterator[Tab]:
     """A desktop-sized page in the light theme; after the test, no URL it asked for holds a
-    token."""
+    token, and its console reported no error (a script's or a policy's)."""
     opened = await open_tab(web, color_scheme="light")
     try:
         yield opened
     finally:
         await opened.context.close()
     assert_no_token_in(opened.urls, opened.secrets)
+    assert opened.errors == []
 
 
 def assert_no_token_in(urls: list[str], secrets: list[str]) -> None:

@@ -11,7 +11,7 @@ import pytest
 from taor.testing import Reply, ToolCall, text, tool_calls
 
 from ..test_runs_api import create, until
-from .conftest import PHONE, TO_BOTTOM, Tab, Web, open_tab
+from .conftest import PHONE, TO_BOTTOM, Tab, Web, assert_no_token_in, open_tab
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 
@@ -148,6 +148,8 @@ async def test_the_dark_theme_and_a_phone_sized_screen(tab: Tab, web: Web) -> No
                 await phone.screenshot(f"phone-run-{scheme}", full_page=False)
             finally:
                 await phone.context.close()
+            assert_no_token_in(phone.urls, phone.secrets)
+            assert phone.errors == []
         dark = await open_tab(web, color_scheme="dark")
         try:
             await dark.sign_in()
@@ -162,6 +164,8 @@ async def test_the_dark_theme_and_a_phone_sized_screen(tab: Tab, web: Web) -> No
             await dark.screenshot("runs-dark", full_page=False)
         finally:
             await dark.context.close()
+        assert_no_token_in(dark.urls, dark.secrets)
+        assert dark.errors == []
         await page.click(".permission.open button[data-decision=allow]")
         await tab.finished()
         await until(client, run["id"], "finished")

@@ -20,6 +20,10 @@ signIn(() => {
 });
 
 async function load() {
+  if (document.hidden) {
+    setTimeout(load, REFRESH); // nobody is looking: ask again later
+    return;
+  }
   try {
     const page = await api("/runs?limit=50");
     show(page.runs);
