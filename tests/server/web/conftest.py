@@ -195,8 +195,16 @@ async def tab(web: Web) -> AsyncIterator[Tab]:
         yield opened
     finally:
         await opened.context.close()
+        await stop_runs(web.served)  # a test that failed midway leaves no worker busy
     assert_no_token_in(opened.urls, opened.secrets)
     assert opened.errors == []
+
+
+async def stop_runs(served: Served) -> None:
+    async with served.client(served.admin) as client:
+        for run in (await client.get("/runs", params={"limit": 200})).json()["runs"]:
+            if run["status"] in ("queued", "running", "awaiting_permission"):
+                await client.post(f"/runs/{run['id']}/cancel")
 
 
 def assert_no_token_in(urls: list[str], secrets: list[str]) -> None:
