@@ -46,6 +46,8 @@ def create_app(service: Service) -> FastAPI:
         return {"name": user.name, "admin": user.admin}
 
     from taor.server.routes_runs import router
+    from taor.server.web import mount_web
 
+    mount_web(app)  # first: a browser's GET /runs/{id} is the page, any other the API
     app.include_router(router)
     return app
