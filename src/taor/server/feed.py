@@ -78,9 +78,10 @@ class Feeds:
             feed.followers.add(queue)  # before reading the log: nothing falls in between
         try:
             last = after
-            for event in await self._replay(run_id, after):
-                last = event.seq
-                yield event
+            while page := await self._replay(run_id, last):  # a page at a time, to the end
+                for event in page:
+                    last = event.seq
+                    yield event
             if feed is None:
                 return
             tail = list(feed.tail)
