@@ -151,23 +151,24 @@ class Client:
         """The run's events numbered above ``after``, in order, each once, as they happen;
         ends when the run has ended and its last event has been yielded."""
         last = after
-        waited = 0.0
-        pause = 0.02
+        ended = False  # seen ended before the stream now read was opened: it reads all
+        waited, pause = 0.0, 0.02
         while True:
             try:
-                ended = (await self.get(run_id)).ended  # then one more stream reads it all
                 async for seq, event in self._stream(run_id, last):
                     last, waited, pause = seq, 0.0, 0.02
                     yield event
+                if ended:
+                    return
+                ended = (await self.get(run_id)).ended
+                if ended:
+                    continue  # one more stream, from the log: what came after the last seen
             except (httpx2.TransportError, _Unreachable) as error:
                 if waited >= self.reconnect_for:
                     raise ServiceError(f"lost the service at {self.url}: {error}") from None
-            else:
-                if ended:
-                    return
             await asyncio.sleep(pause)  # not started yet, or the service is coming back
             waited += pause
-            pause = min(pause * 2, 1.0)
+            pause = min(pause * 2, 0.5)
 
     async def _stream(self, run_id: str, after: int) -> AsyncIterator[tuple[int, Event]]:
         headers = {"last-event-id": str(after)} if after else {}
