@@ -293,6 +293,37 @@ async def test_a_remote_session_refuses_what_the_service_cannot_do(served: Serve
         assert (await until(client, session.id, "cancelled", "finished")).status == "cancelled"
 
 
+async def test_a_remote_session_runs_to_a_result(served: Served) -> None:
+    served.model.push(text("Hi there."))
+    async with Client(served.url, served.admin) as client:
+        session = client.session(limits={"max_turns": 3})
+        result = await session.run("hello")
+        await session.close()
+    assert result.text == "Hi there." and result.stop_reason == "completed"
+    assert result.turns == 1 and result.tool_calls == 0
+
+
+async def test_a_remote_session_takes_commands_as_data(
+    served: Served,
+) -> None:
+    from taor.agent.commands import Answer, Steer
+
+    served.model.push(tool_calls(WRITE), text("Written."))
+    async with Client(served.url, served.admin) as client:
+        session = client.session(metadata={"from": "a host"})
+        everything = asyncio.create_task(collect(session.events()))  # from before the run
+        async for event in session.submit("write the file"):
+            if isinstance(event, PermissionRequest):
+                await session.apply(Steer(text="keep it short"))
+                await session.apply(Answer(request_id=event.request_id, decision="allow"))
+        run = await client.get(session.id)
+        assert run.metadata == {"from": "a host"}
+        kinds = [event.kind for event in await everything]
+        assert kinds[0] == "session_start" and "steering_queued" in kinds
+        await session.close()
+    assert "keep it short" in served.model.requests[1].body.decode()
+
+
 async def answer_late(session: RemoteSession, client: Client) -> None:
     """Read the run; at its permission request, check what is refused at once, then answer
     it after someone else did (the service refuses that one)."""

@@ -75,6 +75,7 @@ class RemoteSession:
         self._sender: asyncio.Task[None] | None = None
         self._inboxes: set[asyncio.Queue[_Item]] = set()
         self._failure: BaseException | None = None
+        self._made = asyncio.Event()  # set once the first submit has made the run
 
     @property
     def id(self) -> str:
@@ -115,7 +116,8 @@ class RemoteSession:
         return self._cycle(text)
 
     def events(self) -> AsyncIterator[Event]:
-        """Every event of the run from its first (once the first submit has made it)."""
+        """Every event of the run from its first (waiting for the first submit to make it),
+        to the end of the run's stream."""
         return self._follow(0, until_cycle_end=False)
 
     async def run(self, text: str) -> RunResult:
@@ -182,14 +184,14 @@ class RemoteSession:
     async def _begin(self, text: str) -> None:
         if not self._run_id:
             self._run_id = (await self._client.create_run(text, **self._run)).id
+            self._made.set()
         else:
             await self._outbox.join()
             await self._client.follow_up(self._run_id, text)
         self._state = "running"
 
     async def _follow(self, after: int, *, until_cycle_end: bool) -> AsyncIterator[Event]:
-        if not self._run_id:
-            raise SessionError("no run yet: submit an input first")
+        await self._made.wait()
         inbox: asyncio.Queue[_Item] = asyncio.Queue()
         self._inboxes.add(inbox)
         pump = asyncio.create_task(self._pump(inbox, after))
