@@ -10,6 +10,12 @@
     │   └── UnknownIdError            no such agent or pending permission request (also a
     │                                     KeyError)
     ├── TranscriptError               a transcript file that cannot be read, written or continued
+    ├── ServiceError                  the taor service refused a request (its HTTP status and
+    │   │                                 message) or could not be reached (no status)
+    │   ├── ServiceAuthError          401: the service's token is missing, wrong or revoked
+    │   ├── ServiceNotFoundError      404: no such run (or not one of the token's user)
+    │   ├── ServiceConflictError      409: the command does not apply to the run in its state
+    │   └── ServiceBusyError          429: a quota or the queue is full (retry_after)
     ├── EnvError                      an environment operation failed (taor.env)
     │   ├── PathPolicyError           a path outside the workspace and the allowed roots
     │   └── PathNotFoundError         no such path, or a file where a directory is needed
@@ -93,6 +99,41 @@ class ToolError(TaorError):
 
 class TranscriptError(TaorError):
     """A transcript that cannot be loaded or continued (not a torn last line: that is skipped)."""
+
+
+class ServiceError(TaorError):
+    """A request to the taor service (``taor.server.Client``) failed: ``status`` is the HTTP
+    status it answered (None when it could not be reached), ``message`` what it said, and
+    ``retry_after`` the seconds it asked to wait (a 429's ``Retry-After``)."""
+
+    def __init__(
+        self, message: str, *, status: int | None = None, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.retry_after = retry_after
+
+    def __str__(self) -> str:
+        about = f"HTTP {self.status}" if self.status else "unreachable"
+        wait = f"; retry after {self.retry_after:g} s" if self.retry_after is not None else ""
+        return f"taor service ({about}): {self.message}{wait}"
+
+
+class ServiceAuthError(ServiceError):
+    """401: the token is missing, wrong or revoked (``taor serve token create`` makes one)."""
+
+
+class ServiceNotFoundError(ServiceError):
+    """404: no such run, or one of another user's (the service does not tell which)."""
+
+
+class ServiceConflictError(ServiceError):
+    """409: the command does not apply to the run in its state (the message names it)."""
+
+
+class ServiceBusyError(ServiceError):
+    """429: the user's quota of live runs, or the service's queue, is full; ``retry_after``."""
 
 
 class ProviderError(TaorError):

@@ -1,12 +1,14 @@
 """``taor serve``'s settings from the ``[serve]`` table of the person's own config file, each
 key checked by what the running service does: where it listens, where its data and database
-are, how many runs it carries out at once, its model, body limit, CORS and sandbox. Variables
+are, how many runs it carries out at once, its model, body limit, CORS and sandbox, its
+workspace templates, host folders and git clone timeout, and its quota and queue size. Variables
 and flags win over the file; a project's ``[serve]`` table is ignored with one line; a bad key
 or value is one line naming it and what it takes."""
 
 from __future__ import annotations
 
 import shutil
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -42,8 +44,18 @@ def test_every_key_of_the_serve_table_takes_effect(home: Home) -> None:
     port, marker = free_port(), home.root / "marker.txt"
     marker.write_text("visible outside the sandbox\n")
     database = home.root / "elsewhere" / "service.db"
+    starter = home.config_file.parent / "templates" / "starter"
+    starter.mkdir(parents=True)
+    (starter / "README.md").write_text("from the template\n")
+    allowed = home.root / "allowed"
+    allowed.mkdir()
     read_marker = tool_calls(("shell", {"command": f"cat {marker}"}))
-    with FakeProviderServer([read_marker, text("Read it.")]) as model:
+    with (
+        FakeProviderServer([read_marker, text("Read it.")]) as model,
+        socket.socket() as silent,  # a git server that never answers
+    ):
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
         table = {
             "host": '"127.0.0.2"',
             "port": str(port),
@@ -55,6 +67,11 @@ def test_every_key_of_the_serve_table_takes_effect(home: Home) -> None:
             "cors_origins": '["http://tools.example"]',
             "sandbox": "false",
             "database_url": f'"sqlite:///{database}"',
+            "templates_dir": '"templates"',
+            "host_allowlist": f'["{allowed}"]',
+            "git_timeout": "1",
+            "max_runs_per_user": "2",
+            "max_queue": "1",
         }
         assert set(table) == set(keys()), "a [serve] key with no test of what it does"
         home.configure("[serve]\n" + "".join(f"{k} = {v}\n" for k, v in table.items()))
@@ -72,18 +89,38 @@ def test_every_key_of_the_serve_table_takes_effect(home: Home) -> None:
         assert preflight(url, "http://tools.example") == "http://tools.example"
         assert preflight(url, "http://elsewhere.example") is None
 
-        first = call("POST", f"{url}/runs", token, {"prompt": "read", "permission_mode": "bypass"})
+        template = {"kind": "template", "template": "starter"}
+        reading = {"prompt": "read", "permission_mode": "bypass", "workspace": template}
+        first = call("POST", f"{url}/runs", token, reading)
         done = until(url, token, first[2]["id"], "finished", "failed")
         assert done["status"] == "finished" and done["model"] == "openai-compat:m"
-        assert Path(str(done["workspace"])).parent == data / "workspaces"
+        workspace = Path(str(done["workspace"]))
+        assert workspace.parent == data / "workspaces"
+        assert (workspace / "README.md").read_text() == "from the template\n"
         assert "visible outside the sandbox" in model.requests[1].tool_results[0]
 
+        git_url = f"git://127.0.0.1:{silent.getsockname()[1]}/repo.git"
+        cloning = {"prompt": "clone", "workspace": {"kind": "git", "url": git_url}}
+        hung = call("POST", f"{url}/runs", token, cloning)[2]
+        assert until(url, token, hung["id"], "failed")["error"] == "git clone took over 1 s"
+
+        elsewhere = {"kind": "host", "path": str(home.root)}
+        refused = call("POST", f"{url}/runs", token, {"prompt": "x", "workspace": elsewhere})
+        assert refused[0] == 422 and str(allowed) in str(refused[2])
         model.push(stall(60, after=2, reply=Reply(text="a long answer", chunk=4)))
-        second = call("POST", f"{url}/runs", token, {"prompt": "slow"})[2]
-        until(url, token, second["id"], "running")
+        in_place = {"kind": "host", "path": str(allowed)}
+        second = call("POST", f"{url}/runs", token, {"prompt": "slow", "workspace": in_place})
+        assert until(url, token, second[2]["id"], "running")["workspace"] == str(allowed)
         third = call("POST", f"{url}/runs", token, {"prompt": "waits"})[2]
         shown = call("GET", f"{url}/runs/{third['id']}", token)[2]
         assert shown["status"] == "queued" and shown["queue_position"] == 1  # one worker
+
+        over = call("POST", f"{url}/runs", token, {"prompt": "a third live run"})
+        assert over[0] == 429 and "max_runs_per_user=2" in over[2]["detail"]
+        assert over[1]["retry-after"].isdigit()
+        bob = run(home, "serve", "token", "create", "bob").stdout.strip()
+        full = call("POST", f"{url}/runs", bob, {"prompt": "one more in the queue"})
+        assert full[0] == 429 and "max_queue=1" in full[2]["detail"]
         assert stop(process)[0] == 0
 
 

@@ -19,4 +19,23 @@
 - ``feed``: each run's events, live, to every client following it, replayed from any number;
   ``eventfile``: each event appended to its run's file before anyone is sent it (kept through
   a crash, recovered on the next start); ``writer``: the events into the database in batches.
+- ``client``: the service from Python (``Client``, over httpx2: runs, commands and typed
+  events); ``remote``: a run of the service as a ``SessionLike`` (``RemoteSession``).
+
+The names below are loaded on first access: the client needs none of the server's libraries.
 """
+
+from __future__ import annotations
+
+from taor._lazy import exports
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from taor.server.client import Client as Client
+    from taor.server.client_views import Pending as Pending
+    from taor.server.client_views import Run as Run
+    from taor.server.client_views import RunPage as RunPage
+    from taor.server.remote import RemoteSession as RemoteSession
+
+# (``X as X``: a re-export, for ruff and mypy.)
+__getattr__, __dir__ = exports(__name__, __file__)

@@ -26,6 +26,7 @@ DROPPED = StoredEvent(seq=-1, kind="dropped", data="")
 
 Replay = Callable[[str, int], Awaitable[list[StoredEvent]]]
 """(run id, after) -> the next kept events in order, some or all of them; none at the end."""
+Ended = Callable[[str], Awaitable[bool]]  # whether a run has ended (or is gone)
 
 
 @dataclass(kw_only=True, slots=True)
@@ -38,10 +39,25 @@ class _Feed:
 class Feeds:
     """Every run's live feed. ``replay`` reads a run's kept events after a number (the event
     log's ``since``); ``tail`` events per run are kept in memory for the time before they are
-    on disk; ``queue`` events at most wait for each follower."""
+    on disk; ``queue`` events at most wait for each follower.
 
-    def __init__(self, replay: Replay, *, tail: int = 2000, queue: int = 1000) -> None:
+    With ``ended`` (whether a run has ended), a follower of a run that has not published yet
+    (queued, or starting) waits for its events instead of finding nothing and coming back
+    again and again; every ``recheck`` seconds it looks whether the run ended without any
+    (cancelled while queued, or failed to start), and then finishes."""
+
+    def __init__(
+        self,
+        replay: Replay,
+        *,
+        ended: Ended | None = None,
+        recheck: float = 1.0,
+        tail: int = 2000,
+        queue: int = 1000,
+    ) -> None:
         self._replay = replay
+        self._ended = ended
+        self._recheck = recheck
         self._tail = tail
         self._queue = queue
         self._feeds: dict[str, _Feed] = {}
@@ -78,6 +94,8 @@ class Feeds:
         ends (or, if it is not live here, the kept ones only). Ends with ``DROPPED`` when the
         follower fell too far behind."""
         feed = self._feeds.get(run_id)
+        if feed is None and self._ended is not None and not await self._ended(run_id):
+            feed = self._feed(run_id)  # not started yet (or about to end: see _next)
         queue: asyncio.Queue[StoredEvent | None] = asyncio.Queue(self._queue)
         if feed is not None:
             feed.followers.add(queue)  # before reading the log: nothing falls in between
@@ -99,7 +117,7 @@ class Feeds:
                 if kept.seq > last:
                     last = kept.seq
                     yield kept
-            while (live := await queue.get()) is not None:
+            while (live := await self._next(run_id, feed, queue)) is not None:
                 if live is DROPPED:
                     yield live
                     return
@@ -109,6 +127,23 @@ class Feeds:
         finally:
             if feed is not None:
                 feed.followers.discard(queue)
+
+    async def _next(
+        self, run_id: str, feed: _Feed, queue: asyncio.Queue[StoredEvent | None]
+    ) -> StoredEvent | None:
+        """The follower's next event; None at the run's end, also one that ended without
+        publishing anything (its waiting feed is let go then)."""
+        while True:
+            try:
+                async with asyncio.timeout(self._recheck if self._ended else None):
+                    return await queue.get()
+            except TimeoutError:
+                pass
+            if feed.tail or self._ended is None or not await self._ended(run_id):
+                continue  # a run that has published is ended by ``end``
+            if self._feeds.get(run_id) is feed and not feed.tail:
+                del self._feeds[run_id]
+            return None
 
     def _feed(self, run_id: str) -> _Feed:
         feed = self._feeds.get(run_id)

@@ -4,6 +4,7 @@ its settings (``ServiceConfig``)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from taor.server.compose import composer
@@ -13,6 +14,8 @@ from taor.server.feed import Feeds
 from taor.server.runner import RunManager
 from taor.server.seams import EventStore, Fanout, RunStore
 from taor.server.store import Database, EventLog, Runs, Tokens
+from taor.server.store.runs import ENDED
+from taor.server.store.tokens import User
 from taor.server.writer import EventWriter
 
 
@@ -36,14 +39,15 @@ class Service:
         database = await Database.open(config.database())
         tokens = Tokens(database)
         events = EventLog(database)
+        runs = Runs(database)
         writer = EventWriter(events)
         service = cls(
             config=config,
             database=database,
             tokens=tokens,
-            runs=Runs(database),
+            runs=runs,
             events=events,
-            feeds=Feeds(events.since),
+            feeds=Feeds(events.since, ended=_ended(runs)),
             writer=writer,
             files=EventFiles(config.data_dir / "events"),
             first_token=await tokens.first_admin(),
@@ -59,3 +63,14 @@ class Service:
         await self.writer.close()
         self.files.close()
         await self.database.close()
+
+
+def _ended(runs: Runs) -> Callable[[str], Awaitable[bool]]:
+    """Whether a run has ended, or is gone (for the feeds: see ``Feeds``)."""
+    service = User(id=0, name="(service)", admin=True)
+
+    async def ended(run_id: str) -> bool:
+        record = await runs.get(run_id, service)
+        return record is None or record.status in ENDED
+
+    return ended

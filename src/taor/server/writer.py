@@ -1,7 +1,7 @@
 """``EventWriter``: runs' events onto disk in batches, off the runs' path.
 
 ``add`` only appends to a buffer; a background task writes what has gathered every
-``interval`` seconds (sooner when ``batch`` events wait), one transaction per run and batch.
+``interval`` seconds (sooner when ``batch`` events wait), every run's in one transaction.
 A run's events are on disk once ``flush(run_id)`` returns (the end of a run waits for it). A
 write that fails is tried again at the next tick with the same numbers (the log keeps each
 number once), so a database that stalls for a moment loses nothing.
@@ -43,15 +43,14 @@ class EventWriter:
     async def flush(self, run_id: str | None = None) -> None:
         """Write what waits (of one run, or of all); raises when the database refuses."""
         async with self._lock:
-            for run in [run_id] if run_id is not None else list(self._pending):
-                batch = self._pending.pop(run, None)
-                if not batch:
-                    continue
-                try:
-                    await self._events.write(run, batch)
-                except BaseException:
+            runs = [run_id] if run_id is not None else list(self._pending)
+            batches = {run: batch for run in runs if (batch := self._pending.pop(run, None))}
+            try:
+                await self._events.write_all(batches)  # one transaction for them all
+            except BaseException:
+                for run, batch in batches.items():
                     self._pending[run][:0] = batch  # in front of what came meanwhile
-                    raise
+                raise
 
     async def close(self) -> None:
         """Stop the background task and write everything that waits."""

@@ -1,0 +1,239 @@
+"""The embedded service under load: concurrent scripted runs, each followed over SSE.
+
+    python benchmarks/service.py                          # 50 runs, 50 workers, 3 tool rounds
+    python benchmarks/service.py --runs 100 --workers 50 --rounds 5 --idle 50
+
+Three processes (``_service_host.py``): the fake model (Chat Completions, not counted), the
+service as ``taor serve`` runs it (real uvicorn on loopback, SQLite in a temporary folder, its
+feed's ``publish`` wrapped to stamp each event's emit time), and this one, the clients
+(``taor.server.Client``). In order:
+
+1. warm-up: two runs, so imports and caches are not counted;
+2. idle runs: ``--idle`` runs that wait on a permission request; the service's resident
+   memory before and after, per run (after a ``gc``); then they are cancelled;
+3. load: ``--runs`` runs created at once, each followed by its own SSE client from the moment
+   it is created; each run says a little, calls ``read_file`` ``--rounds`` times, then answers.
+   Runs per second (first create to last event received); the latency from the worker's emit
+   (``publish``) to the client's receipt (wall clock, ``time.time_ns``, both processes),
+   p50/p99/max, over the events emitted after their client had started following (``live``,
+   the RESULT: it counts the time the service takes to answer the client's connection), over
+   all events, and over the events emitted once the client's stream was delivering
+   (``connected``: the fan-out alone); the time from a run's creation to its client's first
+   event; the service's CPU (user + system) per event published; events sent (stamped),
+   received and stored (read back from the event log after the runs ended), and how many of
+   the sent ones were not received or not stored.
+
+``--profile FILE`` runs the service under ``cProfile`` and writes its stats to FILE.
+Ends with ``RESULT`` lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from typing import Any
+
+import httpx2
+
+from taor.server import Client
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HOST = os.path.join(HERE, "_service_host.py")
+
+
+def start(*argv: str) -> tuple[subprocess.Popen[str], str]:
+    """A ``_service_host.py`` process, and the first line it prints."""
+    process = subprocess.Popen(
+        [sys.executable, HOST, *argv], stdout=subprocess.PIPE, text=True, cwd=HERE
+    )
+    assert process.stdout is not None
+    return process, process.stdout.readline().strip()
+
+
+async def stats(url: str, *, gc_first: bool = False) -> dict[str, Any]:
+    async with httpx2.AsyncClient(base_url=url) as http:
+        answer = await http.get("/bench/stats", params={"gc_first": gc_first})
+        result: dict[str, Any] = answer.json()
+        return result
+
+
+async def wait_status(client: Client, run_ids: list[str], *statuses: str) -> None:
+    for run_id in run_ids:
+        for _ in range(2400):  # two minutes at most
+            if (await client.get(run_id)).status in statuses:
+                break
+            await asyncio.sleep(0.05)
+
+
+async def follow(
+    client: Client, prompt: str, received: dict[tuple[str, int], int], started: dict[str, int]
+) -> str:
+    run = await client.create_run(prompt)
+    started[run.id] = time.time_ns()
+    async for event in client.events(run.id):
+        received[(run.id, event.seq)] = time.time_ns()
+    return run.id
+
+
+async def idle_memory(url: str, client: Client, count: int) -> float:
+    """The service's resident memory per run waiting on a permission request, in KiB."""
+    before = (await stats(url, gc_first=True))["rss_kib"]
+    runs = [await client.create_run(f"park {n}") for n in range(count)]
+    ids = [run.id for run in runs]
+    await wait_status(client, ids, "awaiting_permission")
+    after = (await stats(url, gc_first=True))["rss_kib"]
+    for run_id in ids:
+        await client.cancel(run_id)
+    await wait_status(client, ids, "cancelled")
+    return (after - before) / count if count else 0.0
+
+
+async def stored_seqs(client: Client, run_id: str) -> set[int]:
+    return {event.seq async for event in client.events(run_id)}
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def bench(args: argparse.Namespace, url: str, token: str) -> dict[str, float]:
+    async with Client(url, token, timeout=120) as client:
+        for n in range(2):  # warm-up
+            await follow(client, f"warm-up {n} rounds={args.rounds}", {}, {})
+        idle = await idle_memory(url, client, args.idle)
+        print(f"idle runs: {args.idle}, {idle:.0f} KiB of resident memory each")
+        received: dict[tuple[str, int], int] = {}
+        started: dict[str, int] = {}
+        before = await stats(url)
+        t0 = time.perf_counter()
+        prompts = [f"run {n}: read the notes, rounds={args.rounds}" for n in range(args.runs)]
+        ids = await asyncio.gather(*(follow(client, p, received, started) for p in prompts))
+        seconds = time.perf_counter() - t0
+        after = await stats(url)
+        stamps = (await client._http.get("/bench/stamps")).json()
+        stored = {run_id: await stored_seqs(client, run_id) for run_id in ids}
+    return report(args, ids, seconds, before, after, stamps, received, started, stored, idle)
+
+
+def report(
+    args: argparse.Namespace,
+    ids: list[str],
+    seconds: float,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    stamps: dict[str, dict[str, int]],
+    received: dict[tuple[str, int], int],
+    started: dict[str, int],
+    stored: dict[str, set[int]],
+    idle: float,
+) -> dict[str, float]:
+    live: list[float] = []
+    every: list[float] = []
+    connected: list[float] = []  # emitted once the client's stream was delivering
+    first = {run_id: min(t for (r, _), t in received.items() if r == run_id) for run_id in ids}
+    sent = unreceived = unstored = 0
+    for run_id in ids:
+        for seq_text, emitted in stamps.get(run_id, {}).items():
+            seq = int(seq_text)
+            sent += 1
+            got = received.get((run_id, seq))
+            if got is None:
+                unreceived += 1
+            else:
+                every.append((got - emitted) / 1e6)
+                if emitted >= started[run_id]:
+                    live.append((got - emitted) / 1e6)
+                if emitted >= first[run_id]:
+                    connected.append((got - emitted) / 1e6)
+            unstored += seq not in stored[run_id]
+    waits = sorted((first[r] - started[r]) / 1e6 for r in ids)
+    print(
+        f"from a run's creation to its client's first event: median {percentile(waits, 0.5):.0f}"
+        f" ms, longest {waits[-1]:.0f} ms"
+    )
+    published = after["published"] - before["published"]
+    cpu = after["cpu"] - before["cpu"]
+    per_run = defaultdict(int)
+    for run_id, _ in received:
+        per_run[run_id] += 1
+    print(
+        f"load: {args.runs} runs x {args.rounds} tool rounds, {args.workers} workers, "
+        f"{seconds:.2f} s; events sent {sent}, received {len(received)}, "
+        f"stored {sum(len(s) for s in stored.values())} "
+        f"({statistics.mean(per_run.values()):.0f} per run)"
+    )
+    for name, values in (("live", live), ("all", every), ("connected", connected)):
+        print(
+            f"latency emit -> SSE client ({name}, {len(values)} events): "
+            f"p50 {percentile(values, 0.5):.1f} ms, p99 {percentile(values, 0.99):.1f} ms, "
+            f"max {max(values, default=float('nan')):.1f} ms"
+        )
+    mine = resource.getrusage(resource.RUSAGE_SELF)
+    print(
+        f"service CPU: {cpu:.2f} s for {published} events; "
+        f"this process (the clients): {mine.ru_utime + mine.ru_stime:.2f} s in all"
+    )
+    return {
+        "event_latency_connected_p99_ms": percentile(connected, 0.99),
+        "event_latency_p50_ms": percentile(live, 0.5),
+        "event_latency_p99_ms": percentile(live, 0.99),
+        "events_lost": unreceived + unstored,
+        "runs_per_s": args.runs / seconds,
+        "cpu_per_event_us": cpu / published * 1e6 if published else float("nan"),
+        "memory_per_idle_run_kib": idle,
+    }
+
+
+TARGETS = {
+    "event_latency_p99_ms": "50",
+    "event_latency_connected_p99_ms": "50",
+    "events_lost": "0",
+    "runs_per_s": "none",
+    "cpu_per_event_us": "500",  # what a 2-core machine needs for 50 runs at 20 events/s each
+    "memory_per_idle_run_kib": "512",
+}
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--runs", type=int, default=50, help="concurrent runs (50)")
+    options.add_argument("--workers", type=int, default=50, help="the service's workers (50)")
+    options.add_argument("--rounds", type=int, default=3, help="tool rounds per run (3)")
+    options.add_argument("--idle", type=int, default=50, help="idle runs for memory (50)")
+    options.add_argument("--profile", default="", help="the service's cProfile stats to FILE")
+    args = options.parse_args()
+    model, model_url = start("model")
+    with tempfile.TemporaryDirectory() as data:
+        service, line = start(
+            "serve",
+            *("--base-url", model_url, "--data-dir", data, "--workers", str(args.workers)),
+            *(("--profile", args.profile) if args.profile else ()),
+        )
+        try:
+            served = json.loads(line)
+            results = asyncio.run(bench(args, served["url"], served["token"]))
+        finally:
+            service.terminate()
+            service.wait(30)
+            model.terminate()
+            model.wait(10)
+    for name, target in TARGETS.items():
+        value = results[name]
+        shown = f"{value:.0f}" if name == "events_lost" else f"{value:.3g}"
+        print(f"RESULT {name}={shown} target={target}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,197 @@
+"""``Client``: the taor service from Python, over HTTP and SSE (httpx2).
+
+    async with Client("http://127.0.0.1:8765", token) as client:
+        run = await client.create_run("fix the failing test", model="anthropic:claude-sonnet-4-5")
+        async for event in client.events(run.id):  # taor.agent.events, typed
+            ...
+
+Every method but ``events`` is one request. ``events`` follows a run's SSE stream as the same
+typed events a ``Session`` yields (decoded by the library's codec), reconnecting by itself
+with ``Last-Event-ID`` when the connection drops or the service ends the stream early (a
+client that fell behind, a restart), with nothing lost and nothing twice; it ends when the
+run's stream has ended for good (the run has ended and every event of it was read). An answer
+that is not a success raises a ``ServiceError`` (``ServiceAuthError`` 401,
+``ServiceNotFoundError`` 404, ``ServiceConflictError`` 409, ``ServiceBusyError`` 429 with its
+``retry_after``); a service that cannot be reached raises one without a status.
+
+``session`` gives a ``SessionLike`` whose cycles are runs of the service
+(``taor.server.remote``): a host moves from a ``Session`` to the service by changing the line
+that makes it. The token goes in the ``Authorization`` header only, never in a URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import httpx2
+
+from taor.agent.events import Event
+from taor.agent.record.codec import event_from_json
+from taor.errors import ServiceError
+from taor.server.client_views import Run, RunPage, service_error
+
+if TYPE_CHECKING:
+    from taor.server.remote import RemoteSession
+
+MAX_EVENT = 64 << 20  # one event's JSON: a tool's whole output can be large
+
+
+class Client:
+    """The service at ``url`` as the user of ``token``. ``reconnect_for``: how long ``events``
+    keeps trying to reach a service that has gone away before it raises."""
+
+    def __init__(
+        self, url: str, token: str, *, timeout: float = 30.0, reconnect_for: float = 60.0
+    ) -> None:
+        self.url = url.rstrip("/")
+        self.reconnect_for = reconnect_for
+        self._http = httpx2.AsyncClient(
+            base_url=self.url,
+            headers={"authorization": f"Bearer {token}"},
+            timeout=httpx2.Timeout(timeout, read=max(timeout, 60.0)),  # SSE: heartbeats 15 s
+        )
+
+    def __repr__(self) -> str:
+        return f"Client({self.url!r})"  # never the token
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    # --- runs ---
+
+    async def create_run(
+        self,
+        prompt: str,
+        *,
+        model: str | None = None,
+        workspace: Mapping[str, Any] | None = None,
+        limits: Mapping[str, Any] | None = None,
+        permission_mode: str | None = None,
+        allow: Sequence[str] = (),
+        deny: Sequence[str] = (),
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Run:
+        """Start a run (queued until a worker takes it). ``workspace``: ``{"kind": "empty"}``
+        and the other kinds the service offers; ``limits``: ``max_turns``,
+        ``max_budget_usd``, ``max_wall``; ``permission_mode``: default, plan, accept_edits or
+        bypass; ``allow``/``deny``: permission rules such as ``shell(git *)``."""
+        body: dict[str, Any] = {"prompt": prompt, "allow": list(allow), "deny": list(deny)}
+        given = {
+            "model": model,
+            "workspace": workspace,
+            "limits": limits,
+            "permission_mode": permission_mode,
+            "metadata": metadata,
+        }
+        body.update({name: value for name, value in given.items() if value is not None})
+        return Run.of(await self._call("POST", "/runs", json=body))
+
+    async def get(self, run_id: str) -> Run:
+        return Run.of(await self._call("GET", f"/runs/{run_id}"))
+
+    async def list(
+        self,
+        *,
+        status: str | None = None,
+        user: str | None = None,
+        after: str | None = None,
+        limit: int = 50,
+    ) -> RunPage:
+        """Runs the token may see, newest first; ``after=page.next`` for the next page."""
+        given = {"status": status, "user": user, "after": after, "limit": limit}
+        params = {name: value for name, value in given.items() if value is not None}
+        page = await self._call("GET", "/runs", params=params)
+        return RunPage(runs=tuple(Run.of(run) for run in page["runs"]), next=page.get("next"))
+
+    async def steer(self, run_id: str, text: str) -> None:
+        """A message for the model after the run's current tool round."""
+        await self._call("POST", f"/runs/{run_id}/steer", json={"text": text})
+
+    async def follow_up(self, run_id: str, text: str) -> None:
+        """An input to run once the run's current one ends."""
+        await self._call("POST", f"/runs/{run_id}/follow_up", json={"text": text})
+
+    async def interrupt(self, run_id: str) -> None:
+        """Stop what the run is doing now."""
+        await self._call("POST", f"/runs/{run_id}/interrupt")
+
+    async def cancel(self, run_id: str) -> None:
+        """Take a queued run out of the queue, or stop a running one for good."""
+        await self._call("POST", f"/runs/{run_id}/cancel")
+
+    async def answer(self, run_id: str, request_id: str, decision: str, message: str = "") -> None:
+        """Answer a permission request: ``allow``, ``allow_always`` or ``deny`` (``message``:
+        why, for the model)."""
+        body = {"decision": decision, "message": message}
+        await self._call("POST", f"/runs/{run_id}/permissions/{request_id}", json=body)
+
+    async def delete(self, run_id: str) -> None:
+        """Delete a run that has ended, with its events and workspace."""
+        await self._call("DELETE", f"/runs/{run_id}")
+
+    def session(self, **run: Any) -> RemoteSession:
+        """A ``SessionLike`` over this service: each ``submit`` is a run made with ``run``
+        (``create_run``'s keywords: model, workspace, limits, ...); see ``RemoteSession``."""
+        from taor.server.remote import RemoteSession
+
+        return RemoteSession(self, **run)
+
+    # --- events ---
+
+    async def events(self, run_id: str, after: int = 0) -> AsyncIterator[Event]:
+        """The run's events numbered above ``after``, in order, each once, as they happen;
+        ends when the run has ended and its last event has been yielded."""
+        last = after
+        ended = False  # seen ended before the stream now read was opened: it reads all
+        waited, pause = 0.0, 0.02
+        while True:
+            try:
+                async for seq, event in self._stream(run_id, last):
+                    last, waited, pause = seq, 0.0, 0.02
+                    yield event
+                if ended:
+                    return
+                ended = (await self.get(run_id)).ended
+                if ended:
+                    continue  # one more stream, from the log: what came after the last seen
+            except (httpx2.TransportError, _Unreachable) as error:
+                if waited >= self.reconnect_for:
+                    raise ServiceError(f"lost the service at {self.url}: {error}") from None
+            await asyncio.sleep(pause)  # not started yet, or the service is coming back
+            waited += pause
+            pause = min(pause * 2, 0.5)
+
+    async def _stream(self, run_id: str, after: int) -> AsyncIterator[tuple[int, Event]]:
+        headers = {"last-event-id": str(after)} if after else {}
+        url = f"/runs/{run_id}/events"
+        async with self._http.sse(url, headers=headers, max_event_size=MAX_EVENT) as source:
+            response = source.response
+            if response.status_code != 200:
+                raise service_error(response.status_code, await response.aread(), response.headers)
+            async for message in source:
+                seq = int(message.id) if message.id.isdigit() else 0
+                if seq > after:  # a number already seen is never yielded again
+                    after = seq
+                    yield seq, event_from_json(json.loads(message.data))
+
+    async def _call(self, method: str, path: str, **kwargs: Any) -> Any:
+        try:
+            response = await self._http.request(method, path, **kwargs)
+        except httpx2.TransportError as error:
+            raise _Unreachable(f"cannot reach the service at {self.url}: {error}") from None
+        if response.is_success:
+            return response.json() if response.content else None
+        raise service_error(response.status_code, response.content, response.headers)
+
+
+class _Unreachable(ServiceError):
+    """The service did not answer (refused, reset, timed out): no status."""
