@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import uvicorn
 
-from taor.agent.events import Event, PermissionRequest, ProcessingEnd
+from taor.agent.events import Event, PermissionRequest, ProcessingEnd, SessionEnd
 from taor.agent.record.codec import to_json
 from taor.errors import (
     ServiceAuthError,
@@ -73,7 +73,9 @@ async def test_a_run_is_made_read_listed_followed_and_deleted(served: Served) ->
         done = await client.get(run.id)
         assert done.status == "finished" and done.ended and done.stop_reason == "completed"
         assert [to_json(event) for event in events] == await stored(served.service, run.id)
-        assert isinstance(events[-1], ProcessingEnd) and events[-1].text == "Hello from the model."
+        ended = [event for event in events if isinstance(event, ProcessingEnd)]
+        assert [event.text for event in ended] == ["Hello from the model."]
+        assert isinstance(events[-1], SessionEnd)
         later = [event.seq async for event in client.events(run.id, after=events[2].seq)]
         assert later == [event.seq for event in events[3:]]
         page = await client.list(status="finished", limit=1)
@@ -348,3 +350,18 @@ def test_the_client_needs_none_of_the_servers_libraries() -> None:
     import taor.server
 
     assert sorted(taor.server.__all__) == ["Client", "Pending", "RemoteSession", "Run", "RunPage"]
+
+
+async def test_a_remote_session_goes_on_after_its_run_ended(served: Served) -> None:
+    served.model.push(text("First answer."), text("Second answer."))
+    async with Client(served.url, served.admin) as client:
+        session = client.session()
+        first = await session.run("one")
+        await until(client, session.id, "finished")
+        second = await session.run("two")  # the ended run is continued with it
+        await session.close()
+        done = await until(client, session.id, "finished")
+    assert (first.text, second.text) == ("First answer.", "Second answer.")
+    sent = served.model.requests[-1].json["messages"]
+    assert [m["content"] for m in sent if m["role"] == "user"][-2:] == ["one", "two"]
+    assert done.id == session.id

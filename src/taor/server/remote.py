@@ -17,9 +17,8 @@ What a remote session cannot do, because the service's API does not offer it: im
 input; ``compact`` on request; ``checkpoints`` and ``rewind``; answering a subagent's request
 by ``agent_id``; ``steer`` or ``follow_up`` before the first ``submit`` (there is no run yet);
 ``parked`` is always None (a run's pending requests are in ``Client.get``). A ``submit`` after
-the run has ended needs a service that continues an ended run with a follow-up; one that does
-not answers 409 (``ServiceConflictError``). Nothing local (model, environment, tools,
-history) exists here: the service composes the run's session.
+the run has ended continues it with that text (the service queues it again). Nothing local
+(model, environment, tools, history) exists here: the service composes the run's session.
 """
 
 from __future__ import annotations
