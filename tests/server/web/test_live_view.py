@@ -197,9 +197,11 @@ async def test_a_queued_run_shows_its_place_and_the_buttons_stop_runs(tab: Tab, 
         await until(client, busy[1]["id"], "cancelled")
 
 
-async def test_a_follow_up_is_queued_from_the_box(tab: Tab, web: Web) -> None:
+async def test_a_follow_up_runs_queued_while_working_and_after_the_run_ended(
+    tab: Tab, web: Web
+) -> None:
     ask = ToolCall(name="shell", arguments={"command": "echo now"})
-    web.served.model.push(tool_calls(ask), text("First done."))
+    web.served.model.push(tool_calls(ask), text("First done."), text("Tidied."), text("Again."))
     await tab.sign_in()
     page = tab.page
     async with web.served.client(web.served.admin) as client:
@@ -213,6 +215,15 @@ async def test_a_follow_up_is_queued_from_the_box(tab: Tab, web: Web) -> None:
         assert await queued.locator(".msg-text").inner_text() == "Then tidy up."
         await page.click(".permission.open button[data-decision=allow]")
         await page.wait_for_selector(".narration:has-text('First done.')")
-        # The run's stream ends with its first input's cycle (the runs API's choice for now),
-        # so what becomes of the follow-up is not the page's to show yet.
-        await until(client, run["id"], "finished", "interrupted", "failed")
+        await page.wait_for_selector(".narration:has-text('Tidied.')")  # the follow-up ran
+        assert (await until(client, run["id"], "finished"))["status"] == "finished"
+        await page.wait_for_selector("#status.status-finished")
+        await page.fill("#message", "Once more.")
+        await page.click("#follow-up")  # the ended run goes on
+        await page.wait_for_selector(".narration:has-text('Again.')")
+        await page.wait_for_selector("#status.status-finished")
+    sent = web.served.model.requests[-1].json["messages"]
+    assert [m["content"] for m in sent if m["role"] == "user"][-2:] == [
+        "Then tidy up.",
+        "Once more.",
+    ]
