@@ -1,4 +1,5 @@
-"""Shared fixtures, and the network guard: a test that connects anywhere but loopback fails."""
+"""Shared fixtures, the network guard (a test that connects anywhere but loopback fails), and
+Hypothesis without per-example deadlines."""
 
 from __future__ import annotations
 
@@ -8,8 +9,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from taor.testing import FakeProviderServer
+
+# No deadline per example: on a shared, busy machine (or two test workers on two cores) one
+# example can take ten times another, and a property test is about the property, not the time.
+settings.register_profile("taor", deadline=None)
+settings.load_profile("taor")
 
 _LOCAL_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
 

@@ -131,12 +131,12 @@ async def test_a_stream_broken_before_any_text_does_not_discard() -> None:
 
 async def test_an_idle_stream_times_out_and_is_retried() -> None:
     model = ScriptedModel([Reply(text="too late", delay=30), text("on time")])
-    cfg = config(timeouts=Timeouts(idle=0.05))
+    cfg = config(timeouts=Timeouts(idle=0.05, connect=0.05))  # the first event: idle + connect
     async with session(model, cfg=cfg) as s:
         events = await collect(s, "hi")
     (retry,) = of(events, Retry)
     assert retry.error_type == IdleTimeoutError.__name__
-    assert "0.05 seconds" in retry.cause
+    assert "no data from the model for 0.1 seconds" in retry.cause
     assert events[-1].text == "on time"  # type: ignore[union-attr]
 
 

@@ -3,10 +3,12 @@ its sessions kept beside the workspace, and the fake server as its model."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from taor.testing import FakeProviderServer
@@ -52,6 +54,31 @@ def taor(
         timeout=120,
         env={**environ(cwd), **(env or {})},
     )
+
+
+def in_process(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``taor *args`` as ``taor()`` runs it (the same environment, working directory, exit code
+    and output), but by the command's ``main`` in this process: for subcommands whose behaviour
+    is not about the process, it spares a start-up of taor for each call."""
+    from taor.cli import main
+
+    environment = {**environ(cwd), **(env or {})}
+    environment.setdefault("COLUMNS", "80")  # the width a process writing to a pipe gets
+    saved_environ, saved_cwd = dict(os.environ), os.getcwd()
+    out, err = io.StringIO(), io.StringIO()
+    os.environ.clear()
+    os.environ.update(environment)
+    os.chdir(cwd)
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_environ)
+    return subprocess.CompletedProcess([TAOR, *args], code, out.getvalue(), err.getvalue())
 
 
 def running_a_tool(*args: str, cwd: Path) -> subprocess.Popen[str]:

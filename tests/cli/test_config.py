@@ -11,7 +11,7 @@ import pytest
 
 from taor.testing import FakeProviderServer, text, tool_calls
 
-from .support import home, local, taor
+from .support import home, in_process, local, taor
 
 
 def project(tmp_path: Path, config: str = "", dotenv: str = "") -> Path:
@@ -35,7 +35,7 @@ def user_config(cwd: Path, config: str) -> None:
 
 
 def shown(cwd: Path, env: dict[str, str] | None = None, *flags: str) -> dict[str, dict[str, str]]:
-    done = taor("config", "show", "--json", *flags, cwd=cwd, env=env)
+    done = in_process("config", "show", "--json", *flags, cwd=cwd, env=env)
     assert done.returncode == 0, done.stderr
     settings: dict[str, dict[str, str]] = json.loads(done.stdout)["settings"]
     return settings
@@ -83,7 +83,7 @@ def test_a_key_in_dotenv_is_used_and_never_shown_or_written(
 ) -> None:
     secret = "sk-ant-test-0123456789abcdef"
     cwd = project(tmp_path, dotenv=f"ANTHROPIC_API_KEY={secret}\n")
-    assert taor("trust", cwd=cwd).returncode == 0  # a project's key: a trusted folder's
+    assert in_process("trust", cwd=cwd).returncode == 0  # a project's key: a trusted folder's
     server.push(text("Hello from the default model."))
     endpoint = {"ANTHROPIC_BASE_URL": server.base_url("anthropic")}
     done = taor("-p", "hi", "--verbose", cwd=cwd, env=endpoint)
@@ -91,7 +91,7 @@ def test_a_key_in_dotenv_is_used_and_never_shown_or_written(
     sent = server.requests[-1].headers
     assert secret in (sent.get("x-api-key"), sent.get("authorization", "").removeprefix("Bearer "))
     assert server.requests[-1].json["model"] == "claude-sonnet-4-5"
-    listing = taor("config", "show", cwd=cwd).stdout
+    listing = in_process("config", "show", cwd=cwd).stdout
     assert "keys.anthropic" in listing and ".env ANTHROPIC_API_KEY" in listing
     written = [
         p.read_text()
@@ -105,7 +105,7 @@ def test_a_key_in_dotenv_is_used_and_never_shown_or_written(
 
 def test_the_environment_wins_over_dotenv(tmp_path: Path) -> None:
     cwd = project(tmp_path, dotenv="TAOR_EFFORT=low\nOPENAI_API_KEY=from-file\n")
-    assert taor("trust", cwd=cwd).returncode == 0
+    assert in_process("trust", cwd=cwd).returncode == 0
     s = shown(cwd, {"TAOR_EFFORT": "high"})
     assert s["effort"] == {"value": "high", "source": "env TAOR_EFFORT"}
     assert s["keys.openai"] == {"value": "********", "source": ".env OPENAI_API_KEY"}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .support import taor
+from .support import in_process, taor
 
 SECRET = "sk-ant-test-0123456789abcdef"
 
@@ -25,7 +25,7 @@ def project(tmp_path: Path) -> Path:
 def doctor(cwd: Path, **env: str) -> tuple[int, dict[str, str], str]:
     """The exit code, each check's line by its name, and everything printed."""
     isolated = {"XDG_CONFIG_HOME": str(cwd.parent / "config"), "OPENAI_COMPAT_BASE_URL": ""}
-    done = taor("doctor", cwd=cwd, env={**isolated, **env})
+    done = in_process("doctor", cwd=cwd, env={**isolated, **env})
     assert "Traceback" not in done.stderr
     lines = {line.split()[1]: line for line in done.stdout.splitlines()}
     return done.returncode, lines, done.stdout + done.stderr
@@ -47,7 +47,10 @@ def test_a_key_in_the_project_env_file_is_found_and_not_shown(project: Path) -> 
     code, lines, everything = doctor(project)
     assert code == 1 and lines["openai"].startswith("missing")
     assert "OPENAI_API_KEY in the project's files is not used until you trust" in lines["openai"]
-    assert taor("trust", cwd=project, env={"XDG_CONFIG_HOME": str(project.parent / "config")})
+    trusted = in_process(
+        "trust", cwd=project, env={"XDG_CONFIG_HOME": str(project.parent / "config")}
+    )
+    assert trusted.returncode == 0, trusted.stderr
     code, lines, everything = doctor(project)
     assert code == 0 and "OPENAI_API_KEY (the project's .env)" in lines["openai"]
     assert SECRET not in everything

@@ -1,6 +1,7 @@
 """``taor sessions`` lists the recorded runs of a project (``--all``: of every project) and
 ``taor sessions show ID`` prints one, through the real command after real runs against the
-fake server."""
+fake server (the listings by the command's ``main`` in the test's process, as the installed
+command's once)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from taor.testing import FakeProviderServer, HttpError, text, tool_calls
 
-from .support import data_home, local, taor
+from .support import data_home, in_process, local, taor
 
 
 def run(cwd: Path, server: FakeProviderServer, prompt: str, **env: str) -> str:
@@ -20,7 +21,7 @@ def run(cwd: Path, server: FakeProviderServer, prompt: str, **env: str) -> str:
 
 
 def sessions(cwd: Path, *args: str, **env: str) -> tuple[int, str, str]:
-    done = taor("sessions", *args, cwd=cwd, env=env)
+    done = in_process("sessions", *args, cwd=cwd, env=env)
     assert "Traceback" not in done.stderr
     return done.returncode, done.stdout, done.stderr
 
@@ -34,6 +35,7 @@ def test_the_list_is_newest_first_with_prompt_turns_and_model(
     second = run(tmp_path, server, "second task")
     code, out, _ = sessions(tmp_path)
     assert code == 0
+    assert taor("sessions", cwd=tmp_path).stdout == out  # the installed command's, too
     header, newest, oldest = out.splitlines()
     assert header.split() == ["ID", "STARTED", "TURNS", "COST", "MODEL", "FIRST", "PROMPT"]
     assert newest.startswith(second[:12]) and oldest.startswith(first[:12])

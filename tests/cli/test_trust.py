@@ -16,7 +16,7 @@ import pytest
 from taor.host.settings import Settings, resolve
 from taor.testing import FakeProviderServer, Reply, text, tool_calls
 
-from .support import environ, home, taor
+from .support import environ, home, in_process, taor
 
 KEY = "sk-ant-person-0123456789abcdef"
 OTHER_SECRET = "aws-secret-9f8e7d6c5b4a"
@@ -132,7 +132,7 @@ def test_a_project_may_tighten_permissions_untrusted(
     tmp_path: Path, server: FakeProviderServer
 ) -> None:
     cwd = repo(tmp_path, '[permissions]\nmode = "plan"\ndeny = ["shell(rm *)"]\n')
-    done = taor("config", "show", "--json", cwd=cwd)
+    done = in_process("config", "show", "--json", cwd=cwd)
     shown = json.loads(done.stdout)
     assert shown["settings"]["permissions.mode"]["value"] == "plan"
     assert shown["settings"]["permissions.deny"]["value"] == ["shell(rm *)"]
@@ -144,13 +144,13 @@ def test_a_project_cannot_turn_the_persons_sandbox_off_until_trusted(tmp_path: P
     user = home(cwd, "config") / "taor"
     user.mkdir(parents=True)
     (user / "config.toml").write_text("sandbox = true\n")
-    shown = json.loads(taor("config", "show", "--json", cwd=cwd).stdout)
+    shown = json.loads(in_process("config", "show", "--json", cwd=cwd).stdout)
     assert shown["settings"]["sandbox"]["value"] is True
     assert shown["ignored"] == [
         {"name": "sandbox", "source": str(cwd / ".taor" / "config.toml"), "reason": "untrusted"}
     ]
-    assert taor("trust", cwd=cwd).returncode == 0
-    shown = json.loads(taor("config", "show", "--json", cwd=cwd).stdout)
+    assert in_process("trust", cwd=cwd).returncode == 0
+    shown = json.loads(in_process("config", "show", "--json", cwd=cwd).stdout)
     assert shown["settings"]["sandbox"]["value"] is False and shown["trusted"] is True
 
 
@@ -224,7 +224,7 @@ def test_taor_trust_lists_and_revokes_folders_kept_in_the_users_config(
     env = environ(cwd)  # one user's directories wherever the command runs
 
     def run(*args: str, where: Path = cwd) -> str:
-        done = taor(*args, cwd=where, env=env)
+        done = in_process(*args, cwd=where, env=env)
         assert done.returncode == 0, done.stderr
         return done.stdout.strip()
 
@@ -247,10 +247,10 @@ def test_taor_trust_lists_and_revokes_folders_kept_in_the_users_config(
 def test_a_trusted_parent_trusts_the_folders_below_it(tmp_path: Path) -> None:
     cwd = repo(tmp_path)
     env = environ(cwd)
-    assert taor("trust", str(tmp_path), cwd=cwd, env=env).returncode == 0
-    shown = taor("config", "show", "--json", cwd=cwd, env=env).stdout
+    assert in_process("trust", str(tmp_path), cwd=cwd, env=env).returncode == 0
+    shown = in_process("config", "show", "--json", cwd=cwd, env=env).stdout
     assert json.loads(shown)["trusted"] is True
-    done = taor("trust", "--revoke", cwd=cwd, env=env)
+    done = in_process("trust", "--revoke", cwd=cwd, env=env)
     assert done.stdout.strip() == (
         f"{cwd} is trusted as part of {tmp_path}; taor trust --revoke {tmp_path} stops that"
     )

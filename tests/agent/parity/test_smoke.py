@@ -5,8 +5,9 @@ a temporary directory, one session, one input per step:
 4. big.txt of 100,000 "x" (read with cat: read_file cuts lines at 2000 characters):
    tool_call_end has it all, the model's result the truncation marker;
 5. a Flask-like app with several routes, then the user steers to "just /health";
-7. ``sleep 30`` times out (at the profile's 10 s default for openai and gemini; Claude Code's
-   default is 120 s, so its model passes timeout 1000 ms);
+7. ``sleep 30`` times out (each model passes timeout 1000 ms: that the profile's own default,
+   10 s for openai and gemini, 120 s for Claude Code, is the one a call without a timeout gets
+   is held by test_shell, so no test waits 10 s for it);
 6. a subagent writes tests and its events reach the parent (its own test, after step 1; skipped
    while the session offers no subagent tools).
 """
@@ -117,15 +118,13 @@ async def flask_step(local: Parity, session: Session, tmp_path: Path) -> None:
 
 async def sleep_step(local: Parity, session: Session) -> None:
     """Step 7: ``sleep 30`` times out."""
-    timeout_ms = 1000 if local.profile == "anthropic" else None
     local.script.push(
-        tool_calls(local.native.shell("sleep 30", timeout_ms=timeout_ms)), text("It timed out.")
+        tool_calls(local.native.shell("sleep 30", timeout_ms=1000)), text("It timed out.")
     )
     events = await cycle(session, "Run sleep 30.")
     (end,) = of(events, ToolCallEnd)
-    seconds = 1 if local.profile == "anthropic" else 10
-    assert end.metadata["timed_out"] is True
-    assert f"timed out after {seconds} s" in local.requests[-1].tool_results[-1]
+    assert end.metadata["timed_out"] is True and end.metadata["timeout"] == 1.0
+    assert "timed out after 1 s" in local.requests[-1].tool_results[-1]
 
 
 async def test_smoke(local: Parity, tmp_path: Path) -> None:
