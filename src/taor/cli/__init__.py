@@ -50,11 +50,14 @@ def _exit_on_early_interrupt() -> None:
     session), SIGINT ends the process at once with 130. A KeyboardInterrupt raised there can
     land where Python only reports it and goes on (an import lock's callback), and the run
     then carries on as if nothing had been pressed; before the session exists there is
-    nothing to close. The subcommands keep Python's handling: they clean up after themselves."""
-    import os
-    import signal
+    nothing to close. The subcommands keep Python's handling: they clean up after themselves.
 
-    signal.signal(signal.SIGINT, lambda *_: os._exit(130))
+    It uses ``_signal``, the C module under ``signal``: importing ``signal`` itself imports
+    enum, functools and collections first, long enough for a Ctrl-C to land in them."""
+    import _signal  # type: ignore[import-not-found]  # (no stub: it is what signal wraps)
+    import os
+
+    _signal.signal(_signal.SIGINT, lambda *_: os._exit(130))
 
 
 def _command(args: list[str]) -> int:
