@@ -1,17 +1,20 @@
 """``taor serve``'s settings from the ``[serve]`` table of the person's own config file, each
 key checked by what the running service does: where it listens, where its data and database
 are, how many runs it carries out at once, its model, body limit, CORS and sandbox, its
-workspace templates, host folders and git clone timeout, and its quota and queue size. Variables
+workspace templates, host folders and git clone timeout, its quota and queue size, and the
+keep-alive comments of an idle event stream. Variables
 and flags win over the file; a project's ``[serve]`` table is ignored with one line; a bad key
 or value is one line naming it and what it takes."""
 
 from __future__ import annotations
 
+import http.client
 import shutil
 import socket
 import subprocess
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -32,6 +35,23 @@ def until(url: str, token: str, run_id: str, *states: str) -> dict[str, object]:
         assert time.monotonic() < deadline, shown
         time.sleep(0.05)
     return shown  # type: ignore[no-any-return]
+
+
+def heartbeat(url: str, token: str, run_id: str) -> str:
+    """The first comment line of the run's event stream (a keep-alive), read within 10 s."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=10)
+    try:
+        connection.request(
+            "GET", f"/runs/{run_id}/events", headers={"authorization": f"Bearer {token}"}
+        )
+        stream = connection.getresponse()
+        while line := stream.readline():
+            if line.startswith(b":"):
+                return line.decode().strip()
+        return ""
+    finally:
+        connection.close()
 
 
 def preflight(url: str, origin: str) -> str | None:
@@ -72,6 +92,7 @@ def test_every_key_of_the_serve_table_takes_effect(home: Home) -> None:
             "git_timeout": "1",
             "max_runs_per_user": "2",
             "max_queue": "1",
+            "heartbeat": "0.2",
         }
         assert set(table) == set(keys()), "a [serve] key with no test of what it does"
         home.configure("[serve]\n" + "".join(f"{k} = {v}\n" for k, v in table.items()))
@@ -111,6 +132,7 @@ def test_every_key_of_the_serve_table_takes_effect(home: Home) -> None:
         in_place = {"kind": "host", "path": str(allowed)}
         second = call("POST", f"{url}/runs", token, {"prompt": "slow", "workspace": in_place})
         assert until(url, token, second[2]["id"], "running")["workspace"] == str(allowed)
+        assert heartbeat(url, token, second[2]["id"]).startswith(": ping")  # idle: the model stalls
         third = call("POST", f"{url}/runs", token, {"prompt": "waits"})[2]
         shown = call("GET", f"{url}/runs/{third['id']}", token)[2]
         assert shown["status"] == "queued" and shown["queue_position"] == 1  # one worker

@@ -24,6 +24,7 @@ class ServiceConfig:
     templates_dir: Path | None = None  # workspace templates' folders (None: data_dir/templates)
     host_allowlist: tuple[Path, ...] = ()  # host folders runs may work in (or clone from)
     git_timeout: float = 300.0  # seconds a workspace's git clone may take
+    heartbeat: float = 15.0  # seconds between keep-alive comments on an idle event stream
 
     def database(self) -> str:
         return self.database_url or f"sqlite:///{self.data_dir / 'taor.db'}"

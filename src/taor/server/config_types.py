@@ -3,7 +3,7 @@
 of ``ServiceConfig`` with no list of keys to keep in step with it.
 
 Types understood: ``bool``, ``int`` (0 or more, unless ``BOUNDS`` says otherwise), ``float``
-(0 or more), ``str`` (not empty), ``Literal`` of strings, ``Path`` (``~`` is the home; relative
+(above 0: seconds), ``str`` (not empty), ``Literal`` of strings, ``Path`` (``~`` is the home; relative
 to the file or the working directory), ``tuple[str, ...]`` and ``tuple[Path, ...]`` (lists),
 each also as ``X | None``. A field of another type cannot be set from a file, and says so.
 """
@@ -103,7 +103,7 @@ def _one(kind: type, key: Key, raw: Any, base: Path) -> Any:
         fits = type(raw) is int and raw >= key.low and (key.high is None or raw <= key.high)
         return raw if fits else None
     if kind is float:
-        return float(raw) if type(raw) in (int, float) and raw >= 0 else None
+        return float(raw) if type(raw) in (int, float) and raw > 0 else None  # seconds
     if not isinstance(raw, str) or not raw.strip():
         return None
     if kind is Path:
@@ -144,7 +144,7 @@ def allowed(key: Key) -> str:
         return "one of " + ", ".join(key.choices)
     words = {
         bool: "true or false",
-        float: "a number, 0 or more",
+        float: "a number above 0",
         str: "a string",
         Path: "a path (a string; ~ is your home)",
     }

@@ -16,7 +16,6 @@ from taor.server.service import Service
 from taor.server.views import record_of, service_of
 
 router = APIRouter()
-HEARTBEAT = 15.0  # seconds between keep-alive comments on an idle event stream
 
 
 @router.get("/{run_id}/events")
@@ -34,7 +33,9 @@ async def events(
     await record_of(service, run_id, user)
     after = int(last_event_id) if last_event_id and last_event_id.isdigit() else 0
     return EventSourceResponse(
-        _sse(service, run_id, after), ping=HEARTBEAT, headers={"X-Accel-Buffering": "no"}
+        _sse(service, run_id, after),
+        ping=service.config.heartbeat,
+        headers={"X-Accel-Buffering": "no"},
     )
 
 
