@@ -36,8 +36,11 @@ class Served:
 
 
 @contextlib.asynccontextmanager
-async def serve(data: Path, model: FakeProviderServer, **settings: Any) -> AsyncIterator[Served]:
-    """The service on ``data``, its runs' model ``model``; ``settings``: of ``ServiceConfig``."""
+async def serve(
+    data: Path, model: FakeProviderServer, *, send_buffer: int = 0, **settings: Any
+) -> AsyncIterator[Served]:
+    """The service on ``data``, its runs' model ``model``; ``settings``: of ``ServiceConfig``;
+    ``send_buffer``: as ``serving`` takes it."""
     config = ServiceConfig(
         **{
             "data_dir": data,
@@ -51,7 +54,7 @@ async def serve(data: Path, model: FakeProviderServer, **settings: Any) -> Async
     service = await Service.open(config)
     token = service.first_token or ""
     try:
-        async with serving(create_app(service)) as url:
+        async with serving(create_app(service), send_buffer=send_buffer) as url:
             yield Served(url=url, service=service, admin=token, model=model)
     finally:
         await service.close()

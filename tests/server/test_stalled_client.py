@@ -14,13 +14,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from taor.server.app import create_app
-from taor.server.config import ServiceConfig
-from taor.server.service import Service
 from taor.testing import FakeProviderServer, text
 
-from .conftest import Served
-from .loopback import serving
+from .conftest import Served, serve
 from .test_runs_api import create, sse, until
 
 pytestmark = pytest.mark.slow
@@ -32,19 +28,8 @@ DELTAS = 3000  # far more events than a follower's queue (1000) and the buffers 
 async def tight(tmp_path: Path) -> AsyncIterator[Served]:
     """The service with each connection's send buffer at its smallest."""
     with FakeProviderServer([]) as model:
-        config = ServiceConfig(
-            data_dir=tmp_path / "data",
-            default_model="openai-compat:m",
-            base_url=model.url,
-            sandbox=False,
-        )
-        service = await Service.open(config)
-        assert service.first_token is not None
-        try:
-            async with serving(create_app(service), send_buffer=4096) as url:
-                yield Served(url=url, service=service, admin=service.first_token, model=model)
-        finally:
-            await service.close()
+        async with serve(tmp_path / "data", model, send_buffer=4096) as served:
+            yield served
 
 
 def stalled_follower(url: str, token: str, run_id: str) -> socket.socket:

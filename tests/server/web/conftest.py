@@ -20,13 +20,9 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from taor.server.app import create_app
-from taor.server.config import ServiceConfig
-from taor.server.service import Service
 from taor.testing import FakeProviderServer
 
-from ..conftest import Served
-from ..loopback import serving
+from ..conftest import Served, serve
 
 CHROMIUM = shutil.which("chromium")
 CHROMIUM_ARGS = [
@@ -99,24 +95,12 @@ async def web(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Web]:
     shots.mkdir()
     copies = Path(os.environ["TAOR_WEB_SHOTS"]) if os.environ.get("TAOR_WEB_SHOTS") else None
     with FakeProviderServer([]) as model:
-        config = ServiceConfig(
-            data_dir=root / "data",
-            default_model="openai-compat:m",
-            base_url=model.url,
-            sandbox=False,
-        )
-        service = await Service.open(config)
-        assert service.first_token is not None
-        try:
-            async with serving(create_app(service)) as url, playwright.async_playwright() as pw:
-                browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                served = Served(url=url, service=service, admin=service.first_token, model=model)
-                try:
-                    yield Web(served=served, browser=browser, shots=shots, copies=copies)
-                finally:
-                    await browser.close()
-        finally:
-            await service.close()
+        async with serve(root / "data", model) as served, playwright.async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                yield Web(served=served, browser=browser, shots=shots, copies=copies)
+            finally:
+                await browser.close()
     print(f"\nscreenshots of the web page: {shots}")
     if copies is not None:
         copies.mkdir(parents=True, exist_ok=True)
