@@ -1,6 +1,8 @@
 """A run's feed: every follower gets each event once and in order, from any number on, across
 the boundary between what is on disk and what is not; a slow follower is dropped without
-slowing the run; events reach the disk in batches and none is lost."""
+slowing the run; events reach the disk in batches and none is lost. Outside its live stretch:
+a run that has ended replays from its kept events alone, however many pages of the log they
+fill; one that has not started yet is waited for (and let go when it ends without starting)."""
 
 from __future__ import annotations
 
@@ -113,3 +115,45 @@ async def test_a_run_with_more_events_than_a_page_is_replayed_whole(
     await log.write(run, [event(n) for n in range(1, 2501)])  # the log reads 1000 at a time
     assert [e.seq for e in [e async for e in feeds.follow(run)]] == list(range(1, 2501))
     assert [e.seq for e in [e async for e in feeds.follow(run, 1999)]] == list(range(2000, 2501))
+
+
+async def test_an_ended_run_replays_every_page_of_its_events(
+    setup: tuple[str, EventLog, EventWriter, Feeds],
+) -> None:
+    run, log, _, feeds = setup
+    await log.write(run, [event(n) for n in range(1, 2501)])  # the log's pages hold 1000
+    assert await collect(feeds, run) == list(range(1, 2501))
+    assert await collect(feeds, run, 1999) == list(range(2000, 2501))
+
+
+def not_started() -> tuple[Feeds, set[str]]:
+    """Feeds over an empty log, and the set of runs that have ended (none yet)."""
+    ended: set[str] = set()
+
+    async def nothing_kept(run_id: str, after: int) -> list[StoredEvent]:
+        return []
+
+    async def is_ended(run_id: str) -> bool:
+        return run_id in ended
+
+    return Feeds(nothing_kept, ended=is_ended, recheck=0.01), ended
+
+
+async def test_a_follower_of_a_run_not_started_waits_for_its_events() -> None:
+    feeds, _ = not_started()
+    following = asyncio.create_task(collect(feeds, "run_a"))
+    await asyncio.sleep(0.05)  # it has found nothing yet, and waits
+    assert not following.done()
+    for n in (1, 2):
+        feeds.publish("run_a", event(n))
+    feeds.end("run_a")
+    assert await following == [1, 2]
+
+
+async def test_a_follower_of_a_run_that_ends_without_events_finishes() -> None:
+    feeds, ended = not_started()
+    following = asyncio.create_task(collect(feeds, "run_b"))
+    await asyncio.sleep(0.05)
+    ended.add("run_b")  # cancelled while queued: nothing was ever published
+    assert await following == []
+    assert await collect(feeds, "run_b") == []  # and no feed was left behind
