@@ -34,7 +34,7 @@ from taor.agent.events import (
     ProcessingEnd,
     UsageEvent,
 )
-from taor.agent.record.codec import to_json
+from taor.agent.record.codec import from_json, to_json
 from taor.agent.session import Session
 from taor.errors import TaorError, brief
 from taor.llm.model import Model
@@ -173,9 +173,8 @@ async def _note(service: Service, run_id: str, live: Live, event: Event) -> None
 
 
 def _usage(record: RunRecord) -> Usage:
-    """The run's usage so far, as its row keeps it."""
-    kept = record.usage or {}
-    return Usage(**{k: int(v) for k, v in kept.items() if k in Usage.__dataclass_fields__})
+    """The run's usage so far, as its row keeps it (the codec's JSON)."""
+    return from_json(Usage, record.usage) if record.usage else Usage()
 
 
 def _encoded(event: Event) -> str:
