@@ -70,3 +70,15 @@ def test_a_file_reads_back_what_was_appended(tmp_path: Path) -> None:
     assert files.path("run_a").stat().st_mode & 0o077 == 0  # the owner's only
     files.remove("run_a")
     assert files.read("run_a") == [] and not files.path("run_a").exists()
+
+
+def test_a_damaged_line_is_skipped_and_the_others_read(tmp_path: Path) -> None:
+    files = EventFiles(tmp_path / "events")
+    files.append("run_a", event(1))
+    files.done("run_a")
+    with files.path("run_a").open("ab") as damaged:
+        damaged.write(b"\xff\xfe not an event\n7\n")
+    files.append("run_a", event(2))
+    with files.path("run_a").open("ab") as torn:
+        torn.write(b"3\twarn")  # cut short: no newline
+    assert files.read("run_a") == [event(1), event(2)]

@@ -10,7 +10,7 @@ and the database lacks into the database.
 
 One line per event: its number, kind and data (its JSON, which holds no tab or newline: the
 codec escapes them) separated by tabs. A line cut short, with no newline (a crash of the
-machine mid-write, not of the process), is skipped when read.
+machine mid-write, not of the process), or damaged otherwise is skipped when read.
 """
 
 from __future__ import annotations
@@ -61,8 +61,10 @@ class EventFiles:
             return []
         found = []
         for line in lines:
-            seq, kind, data = line.decode(errors="replace").split("\t", 2)
-            found.append(StoredEvent(seq=int(seq), kind=kind, data=data))
+            seq, _, rest = line.decode(errors="replace").partition("\t")
+            kind, tab, data = rest.partition("\t")
+            if seq.isdigit() and tab:  # else damaged (by something else): skipped
+                found.append(StoredEvent(seq=int(seq), kind=kind, data=data))
         return found
 
     def runs(self) -> list[str]:
