@@ -5,6 +5,7 @@ request with its command)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -102,3 +103,20 @@ async def test_a_run_stopped_while_asking_asks_again_when_continued(tmp_path: Pa
             done = await until(client, run["id"], "finished", "failed", "interrupted")
     assert done["status"] == "finished" and len(model.requests) == 2
     assert (Path(done["workspace"]) / "a.txt").read_text() == "a\n"
+
+
+async def test_two_continues_at_once_queue_the_run_once(served: Served) -> None:
+    served.model.push(text("First."), text("Second."), text("Never asked for."))
+    async with served.client(served.admin) as client:
+        run = await create(client, "talk")
+        await until(client, run["id"], "finished")
+        both = [
+            client.post(f"/runs/{run['id']}/follow_up", json={"text": "more"}),
+            client.post(f"/runs/{run['id']}/continue", json={}),
+        ]
+        answers = sorted([a.status_code for a in await asyncio.gather(*both)])
+        done = await until(client, run["id"], "finished", "failed")
+        kinds = [e["event"] for e in await sse(client, run["id"])]
+    assert answers == [202, 409] and done["status"] == "finished"
+    assert len(served.model.requests) == 2  # carried out once more, not twice
+    assert kinds.count("session_start") == 2

@@ -120,19 +120,20 @@ async def continue_run(
     never run again), given ``text`` when there is one; its events go on after the last."""
     service = service_of(request)
     record = await record_of(service, run_id, user)
-    if record.status not in CONTINUABLE:
-        raise HTTPException(
-            409,
-            f"run {run_id} is {record.status}: only a finished, failed or interrupted "
-            "run can be continued",
-        )
     return await _continue(service, record, user, body.text if body else None)
 
 
 async def _continue(
     service: Service, record: RunRecord, user: User, text: str | None
 ) -> dict[str, str]:
-    async with service.manager.admission:
+    async with service.manager.admission:  # the state read again here: one continue at a time
+        record = await record_of(service, record.id, user)
+        if record.status not in CONTINUABLE:
+            raise HTTPException(
+                409,
+                f"run {record.id} is {record.status}: only a finished, failed or interrupted "
+                "run can be continued",
+            )
         await admit(service.config, service.runs, user)
         options = {**record.options, "next_input": text or ""}
         await service.runs.change(
