@@ -1,16 +1,19 @@
 """Small coding tasks with the local model: ``taor -p --model local`` against a bare loop.
 
     python benchmarks/local_tasks.py                    # all tasks, taor then the bare loop
+    python benchmarks/local_tasks.py --set tuning       # only the tuning set
     python benchmarks/local_tasks.py --only fix_off_by_one,small_cli --skip-bare
 
 Each task starts from a few files in a fresh scratch directory and is judged by a check of the
-files or of the final answer (``_local_task_set.py``). taor runs as the real command (its own
+files or of the final answer (``_local_tasks/``). The tasks are split once into a tuning set
+and a held-out set: tune on the first, and read both (each is reported on its own). taor runs as the real command (its own
 llama.cpp server, started and stopped per task, so no cache carries over); the bare loop
 (``_bare_loop.py``: the ``openai`` client, ``bash`` and ``write_file``, a three-sentence
 prompt) talks to one server started here with the same settings, its prompt cache erased
 between tasks. Both get 15 model calls and 300 s per task, temperature 0, 2 threads.
 
-Prints both tables, then ``RESULT local_tasks_solved=N/15``, ``RESULT
+Prints both tables, then per set ``RESULT local_tasks_solved_<set>=N/M`` and
+``RESULT bare_tasks_solved_<set>=N/M``, and over all tasks run ``RESULT
 local_tasks_median_wall_s=...`` (taor) and ``RESULT local_overhead_pct=...``: taor's time
 outside model calls and tool runs (process and server start, stop, its own work), as a share
 of the time inside them, from the transcript's timestamps.
@@ -35,7 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _bare_loop import bare_loop
-from _local_task_set import TASKS, Task
+from _local_tasks import SETS, TASKS, Task
 
 MAX_CALLS, MAX_WALL, THREADS = 15, 300.0, 2
 SESSIONS = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local/share")) / "taor/sessions"
@@ -153,12 +156,14 @@ def _median(rows: dict[str, dict[str, Any]]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", choices=["all", *SETS], default="all", help="which tasks")
     parser.add_argument("--only", help="comma-separated task names")
     parser.add_argument("--skip-bare", action="store_true")
     parser.add_argument("--skip-taor", action="store_true")
     options = parser.parse_args()
     wanted = set(options.only.split(",")) if options.only else None
-    tasks = [task for task in TASKS if wanted is None or task.name in wanted]
+    chosen = TASKS if options.set == "all" else SETS[options.set]
+    tasks = [task for task in chosen if wanted is None or task.name in wanted]
     taor_rows: dict[str, dict[str, Any]] = {}
     for task in [] if options.skip_taor else tasks:
         taor_rows[task.name] = row = run_taor(task)
@@ -176,19 +181,30 @@ def main() -> None:
                 print(f"bare {task.name}: {row['solved']} {row['wall']:.1f}s", flush=True)
         finally:
             asyncio.run(server.stop())
-    _report(taor_rows, bare_rows, len(tasks))
+    _report(taor_rows, bare_rows, tasks)
 
 
-def _report(taor: dict[str, dict[str, Any]], bare: dict[str, dict[str, Any]], n: int) -> None:
+def _report(
+    taor: dict[str, dict[str, Any]], bare: dict[str, dict[str, Any]], tasks: list[Task]
+) -> None:
     _table("taor -p --model local", taor)
     _table("bare loop (openai client, bash + write_file)", bare)
     inside = sum(row["inside"] for row in taor.values())
     outside = sum(row["wall"] for row in taor.values()) - inside
     overhead = 100 * outside / inside if inside else 0.0
-    print(f"\nRESULT local_tasks_solved={sum(r['solved'] for r in taor.values())}/{n} target=12")
+    print()
+    for name, members in SETS.items():
+        names = [task.name for task in tasks if task in members]
+        if not names:
+            continue
+        label = name.replace("-", "_")
+        for agent, rows in (("local", taor), ("bare", bare)):
+            if rows:
+                solved = sum(rows[n]["solved"] for n in names if n in rows)
+                target = f" target={round(0.8 * len(names))}" if agent == "local" else ""
+                print(f"RESULT {agent}_tasks_solved_{label}={solved}/{len(names)}{target}")
     print(f"RESULT local_tasks_median_wall_s={_median(taor):.1f} target=20")
     print(f"RESULT local_overhead_pct={overhead:.1f} target=5")
-    print(f"RESULT bare_tasks_solved={sum(r['solved'] for r in bare.values())}/{n}")
 
 
 if __name__ == "__main__":
