@@ -32,11 +32,12 @@ from taor.agent.events import (
     TurnLimit,
     WarningEvent,
 )
+from taor.agent.parts import CanUseTool
 from taor.agent.policy.decisions import Decision
 from taor.agent.policy.hooks import Hooks
 from taor.agent.policy.loop_detection import LoopDetector
 from taor.agent.policy.permissions import PermissionPolicy
-from taor.agent.record.store import TranscriptStore
+from taor.agent.record.store import FileTranscriptStore, TranscriptStore
 from taor.agent.record.summary import recorded_totals
 from taor.agent.record.transcript import Transcript
 from taor.agent.record.turns import SteeringSource, SteeringTurn, Turn, UserTurn
@@ -47,9 +48,6 @@ from taor.llm.model import Model
 from taor.llm.types import Request, ToolChoice
 from taor.tools import truncation
 from taor.tools.registry import ToolRegistry
-
-CanUseTool = Callable[[str, dict[str, Any]], Awaitable[Any]]
-
 
 SessionState = Literal["idle", "running", "awaiting_permission", "compacting", "closed"]
 
@@ -213,8 +211,8 @@ class Runtime:
         """Where commands leave whole outputs too big to keep in memory: beside the JSONL
         transcript (``<name>.outputs/``, kept with it), else ``scratch_dir`` (removed at close).
         Nothing is created until an output needs it."""
-        path = getattr(self.store, "path", None)
-        if isinstance(path, Path):
+        if isinstance(self.store, FileTranscriptStore):  # a store kept in a file
+            path = self.store.path
             return path.with_name(f"{path.stem}.outputs")
         return self.scratch_dir
 

@@ -79,7 +79,7 @@ async def run_cycle(
     started ``rt.cycle``). With ``parked``, the cycle is the one a resumed session left waiting
     for a permission answer: it goes on with that round (``taor.agent.loop.parking``)."""
     at = _Progress()
-    deadline = Deadline.arm(rt, rt.config.limits.max_wall_time)
+    deadline = Deadline.arm(rt.cycle, rt.config.limits.max_wall_time)
     try:
         try:
             first = _go_on(rt, parked, at) if parked else _begin(rt, cycle, prompt, images, at)
@@ -119,7 +119,9 @@ async def run_cycle(
 async def _begin(
     rt: Runtime, cycle: int, prompt: str, images: tuple[ImagePart, ...], at: _Progress
 ) -> AsyncIterator[Event]:
-    if (refused := oversized(rt, prompt)) is not None:  # not sent, not recorded
+    if (
+        refused := oversized(rt.tokens, rt.model.model_id, prompt)
+    ) is not None:  # not sent, not recorded
         at.stop = "error"
         yield refused
         return
@@ -155,7 +157,7 @@ async def _think_act_observe(rt: Runtime, at: _Progress) -> AsyncIterator[Event]
             yield event
         at.text, calls = at.streamed.response.text, at.streamed.response.tool_calls
         if not calls:
-            more = await stop_hook(rt, at.text)
+            more = await stop_hook(rt.hooks, rt, at.text)
             if more is not None:
                 yield more
             if not isinstance(more, SteeringInjected):  # nothing, or the hook failed
@@ -186,7 +188,7 @@ async def _act_observe(
     await rt.append(ToolResultsTurn(results=tuple(at.results[c.id] for c in calls)))
     for event in await rt.drain_steering():
         yield event
-    if (detected := await check_loops(rt, calls)) is not None:
+    if (detected := await check_loops(rt.tools, rt.loops, calls)) is not None:
         yield detected
         if detected.stopped:  # the result says so, not the model's last words
             at.stop, at.text = "loop_detected", detected.message
