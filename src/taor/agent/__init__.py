@@ -24,7 +24,8 @@ The map, from the host down:
 - ``profiles/``: per-provider tool sets and prompts; ``subagents/``: child sessions.
 - ``checkpoints/``: the files tool calls change, saved per user input
   (``Session.checkpoints()``), and ``Session.rewind`` to go back to one.
-- ``runtime``: the state the loop works on; ``config`` and ``events``: what a host sets and sees;
+- ``runtime``: the state the loop works on (``parts``: the narrow views of it each step
+  takes); ``config`` and ``events``: what a host sets and sees;
   ``commands``: what a host tells a session, as data (``Session.apply``).
 """
 

@@ -17,6 +17,7 @@ what it does not (a stream step never sees the tools, a permission wait never se
 - ``ModelCall``: ``Compacting`` and ``Calls``: the loop's model call compacts first when due.
 - ``Ending``: ``Accounts``, ``Calls`` and ``Waits``: the steps that end a cycle (a summary
   after a limit, an interrupt) make a model call and settle the round.
+- ``Parent``: what a subagent is built from, read when it is spawned.
 - ``Opening``: ``Books`` plus the prompt hooks, the project's prompt and the loop detector the
   first step of a cycle reads.
 """
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from taor.agent.record.transcript import Transcript
     from taor.agent.record.turns import SteeringSource, Turn
     from taor.env.base import Environment
+    from taor.llm.catalog import Catalog
     from taor.llm.model import Model
     from taor.llm.types import Request, ToolChoice
     from taor.tools import truncation
@@ -179,13 +181,6 @@ class Compacting(Accounts, Protocol):
 class Ending(Accounts, Calls, Waits, Protocol):
     """The steps that end a cycle: a last model call, partial text kept, the round settled."""
 
-    @property
-    def model(self) -> Model: ...
-    @property
-    def transcript(self) -> Transcript: ...
-    @property
-    def cycle(self) -> Cycle: ...
-
 
 class Opening(Books, Protocol):
     """What the first step of a cycle reads: the prompt hooks, the project's prompt, the loop
@@ -202,17 +197,30 @@ class Opening(Books, Protocol):
 class ModelCall(Compacting, Calls, Protocol):
     """The loop's model call: compaction first when due, the context warning, the stream."""
 
-    @property
-    def model(self) -> Model: ...
-    @property
-    def transcript(self) -> Transcript: ...
-    @property
-    def config(self) -> SessionConfig: ...
-    @property
-    def cycle(self) -> Cycle: ...
-    @property
-    def sleep(self) -> Callable[[float], Awaitable[None]]: ...
-
     def estimate(self, request: Request) -> int: ...
 
     def context_warning(self, tokens: int) -> WarningEvent | None: ...
+
+
+class Parent(Protocol):
+    """What a subagent is built from: its parent as it is when the child is spawned (the
+    host may have changed the model or the config since the session started)."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def model(self) -> Model: ...
+    @property
+    def config(self) -> SessionConfig: ...
+    @property
+    def tools(self) -> ToolRegistry: ...
+    @property
+    def hooks(self) -> Hooks: ...
+    @property
+    def can_use_tool(self) -> CanUseTool | None: ...
+    @property
+    def catalog(self) -> Catalog: ...
+    @property
+    def checkpoints(self) -> CheckpointLog: ...
+    @property
+    def environment(self) -> Environment: ...

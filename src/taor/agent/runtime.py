@@ -4,6 +4,8 @@ The loop (``taor.agent.loop.cycle``) reads top to bottom and asks the runtime fo
 runtime holds the model, environment, tools, config, transcript, ledgers and queues, and does
 the bookkeeping: appending turns (to the transcript and the store), draining steering, building
 requests, checking limits. It knows nothing of subscribers: events are returned or yielded.
+The turn loop and the session's lifecycle hold it whole; each step takes only the parts it
+reads and writes (``taor.agent.parts``).
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ class Runtime:
     parked_answer: Decision | None = None  # the host's answer to it, given before it was asked
     steering: deque[str] = field(default_factory=deque)
     compaction_requests: list[str] = field(default_factory=list)  # Session.compact focuses
-    compaction_floor: int = 0  # no threshold compaction below this estimate (see compact_step)
+    compaction_floor: int = 0  # no threshold compaction below this estimate (see loop.compact_step)
     model_calls: int = 0
     last_estimate: int = 0
     scratch_dir: Path = field(  # output_dir() without a JSONL store; created when first used

@@ -40,8 +40,9 @@ from taor.agent.loop.steps import (
 )
 from taor.agent.loop.stream import Streamed
 from taor.agent.loop.tool_round import run_round
+from taor.agent.parts import Ending
 from taor.agent.record.parking import ParkedRound
-from taor.agent.record.turns import AssistantTurn, NoticeTurn, ToolResultsTurn, UserTurn
+from taor.agent.record.turns import AssistantTurn, NoticeTurn, ToolResultsTurn, Turn, UserTurn
 from taor.agent.runtime import Runtime
 from taor.errors import InvalidRequestError, ProviderError, brief
 from taor.llm.types import ImagePart, ToolCallPart, ToolResultPart
@@ -212,11 +213,13 @@ async def _limit_summary(rt: Runtime, at: _Progress) -> AsyncIterator[Event]:
     at.text = response.text if response else at.streamed.partial_text() or at.text
 
 
-async def _failed(rt: Runtime, error: ProviderError) -> list[Event]:
+async def _failed(rt: Ending, error: ProviderError) -> list[Event]:
     """The cycle ends on a provider error; the transcript says so, for people reading it."""
     rt.cycle.failure = error
     _log.error("model call failed: %s", error)  # whole here; the event's message is brief
-    refused = isinstance(error, InvalidRequestError) and not _answered_since_input(rt)
+    refused = isinstance(error, InvalidRequestError) and not _answered_since_input(
+        rt.transcript.turns
+    )
     await rt.append(NoticeTurn(text=f"error: {error}", refused_input=refused))
     events = failure_events(error)
     if refused:  # else the next input would carry it again, merged, and fail again
@@ -228,10 +231,10 @@ async def _failed(rt: Runtime, error: ProviderError) -> list[Event]:
     return events
 
 
-def _answered_since_input(rt: Runtime) -> bool:
+def _answered_since_input(turns: Sequence[Turn]) -> bool:
     """Whether the model answered since the last input (a refusal is then of something
     else than the input: a tool's result, say)."""
-    for turn in reversed(rt.transcript.turns):
+    for turn in reversed(turns):
         if isinstance(turn, AssistantTurn):
             return True
         if isinstance(turn, UserTurn):

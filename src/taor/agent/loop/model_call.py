@@ -1,7 +1,7 @@
 """One model call of the loop: compact when due, stream, retry, and record the response.
 
 ``call_model`` is the cycle's model call: a compaction the host asked for or the threshold
-calls for (``taor.agent.context.compact_step``) first, the context warning, then the stream;
+calls for (``taor.agent.loop.compact_step``) first, the context warning, then the stream;
 a context-length error compacts once and asks again.
 
 The stream itself, its retries and the recovery from a tool call the server cannot parse are
@@ -16,9 +16,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncIterator
 
-from taor.agent.context.compact_step import compact, due, take_focus
 from taor.agent.context.ledger import TokenLedger
 from taor.agent.events import AssistantTextEnd, Compaction, Event, UsageEvent
+from taor.agent.loop.compact_step import compact, due, take_focus
 from taor.agent.loop.stream import SECOND, WHOLE, Streamed, stream_recovering
 from taor.agent.parts import Accounts, ModelCall
 from taor.agent.record.turns import AssistantTurn
