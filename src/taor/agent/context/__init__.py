@@ -6,3 +6,5 @@ provider reports) and adds up usage and cost; ``compaction`` shrinks what is sen
 fills (when a session compacts and what its host sees is a step of the loop:
 ``taor.agent.loop.compact_step``); ``metered`` counts the model calls compaction makes.
 """
+
+__all__: list[str] = []  # its modules are imported by name

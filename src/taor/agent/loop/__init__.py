@@ -15,3 +15,5 @@ calls. Tool-call ids are kept unique where turns are recorded (``record.call_ids
 The cycle holds the ``Runtime``; each step takes only the parts it reads and writes, one by one
 or as one of the views of ``taor.agent.parts``.
 """
+
+__all__: list[str] = []  # its modules are imported by name
