@@ -15,8 +15,8 @@ The map, from the host down:
 - ``loop/``: one cycle, read top to bottom in ``loop/cycle.py``: the model call
   (``loop/model_call.py``, its stream, retries and malformed-call recovery in
   ``loop/stream.py``) and the tool round (``loop/tool_round.py``, each call through
-  ``loop/guarded.py``, reading what ``taor.tools`` prepared for it), and the steps that end a
-  cycle.
+  ``loop/guarded.py``, reading what ``taor.tools`` prepared for it), the steps that end a
+  cycle, and when to compact (``loop/compact_step.py``).
 - ``record/``: turns, the transcript and its validator, the JSON codec, the JSONL store, and
   the permission waits a parked session resumes (``record/parking.py``, ``loop/parking.py``).
 - ``policy/``: permissions and their rules, hooks, loop detection.

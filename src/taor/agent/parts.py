@@ -12,7 +12,7 @@ what it does not (a stream step never sees the tools, a permission wait never se
 - ``Waits``: ``Books`` plus the permission question of the cycle and the one a resumed session
   was parked on.
 - ``Guards``: ``Waits`` plus what a tool call passes through: hooks, permissions, checkpoints,
-  the environment and the tools.
+  the environment and the tools, and the limits its output is cut to for the model.
 - ``Compacting``: ``Accounts`` plus what compaction reads and sets.
 - ``ModelCall``: ``Compacting`` and ``Calls``: the loop's model call compacts first when due.
 - ``Ending``: ``Accounts``, ``Calls`` and ``Waits``: the steps that end a cycle (a summary
