@@ -1,6 +1,7 @@
 """The layering of DESIGN §1, held against every import in ``src/taor`` (those inside functions
-too): a package imports only from the packages above it, no two sub-packages of ``taor.agent``
-import each other, and no import circle joins any modules. Imports for type checkers only
+too): a package imports only from the packages above it, no two parts of ``taor.agent`` import
+each other (directly or through others), no import circle joins any modules, only the turn loop
+and the session hold the whole ``Runtime``, and no seam of the agent is probed by name. Imports for type checkers only
 (``if TYPE_CHECKING:``) count for the layering, not for circles: they never run."""
 
 from __future__ import annotations
@@ -168,3 +169,65 @@ def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
         if node not in index:
             visit(node)
     return found
+
+
+def _agent_part(module: str) -> str | None:
+    """The part of ``taor.agent`` a module is in: its sub-package, or itself at the top."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "agent" else None
+
+
+def test_no_parts_of_the_agent_import_each_other_through_others_either() -> None:
+    """Sub-packages and top-level modules of ``taor.agent`` as nodes: no circle through any of
+    them (imports for type checkers aside: they never run)."""
+    graph: dict[str, set[str]] = {}
+    for source, target in _edges(typing=False):
+        a, b = _agent_part(source), _agent_part(target)
+        if a and b and a != b:
+            graph.setdefault(a, set()).add(b)
+    circles = [" -> ".join(c) for c in _circles(graph)]
+    assert not circles, "parts of the agent in a circle:\n" + "\n".join(circles)
+
+
+# What holds the whole ``Runtime``: the turn loop, the session's lifecycle and the session
+# itself. Every other step takes the parts it reads and writes (``taor.agent.parts``).
+HOLD_THE_RUNTIME = {
+    "taor.agent.control",
+    "taor.agent.driver",
+    "taor.agent.lifecycle",
+    "taor.agent.loop.cycle",
+    "taor.agent.reports",
+    "taor.agent.runtime",
+    "taor.agent.session",
+    "taor.agent.session_like",  # its state's names
+}
+
+
+def test_only_the_loop_and_the_session_take_the_whole_runtime() -> None:
+    takers = {
+        source
+        for source, target in _edges()
+        if target == "taor.agent.runtime" and source.startswith("taor.agent")
+    }
+    assert takers <= HOLD_THE_RUNTIME, (
+        f"steps that take the whole Runtime: {takers - HOLD_THE_RUNTIME}"
+    )
+
+
+def test_seams_are_declared_not_probed() -> None:
+    """No ``getattr``/``hasattr`` of a named attribute in ``taor.agent``: what a collaborator
+    offers is a declared protocol (``isinstance`` against a ``runtime_checkable`` one when it
+    may be absent), never probed by name."""
+    probed = []
+    for path in sorted((SRC / "taor" / "agent").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr")
+                and len(node.args) >= 2
+                and isinstance(node.args[1], ast.Constant)
+                and not str(node.args[1].value).startswith("__")  # a Python dunder
+            ):
+                probed.append(f"{_module_name(path)}:{node.lineno}: {ast.unparse(node)}")
+    assert not probed, "seams probed by name:\n" + "\n".join(probed)

@@ -147,3 +147,38 @@ def test_a_session_with_every_profile_starts_without_importing_jsonschema() -> N
         "for p in PROFILE_IDS]"
     )
     assert "jsonschema" not in imported_after(statement)
+
+
+def _packages() -> list[str]:
+    src = Path(__file__).parents[1] / "src"
+    return sorted(
+        ".".join(init.parent.relative_to(src).parts) for init in (src / "taor").rglob("__init__.py")
+    )
+
+
+@pytest.mark.parametrize("name", _packages())
+def test_every_package_says_which_of_its_names_are_api(name: str) -> None:
+    """Its ``__all__`` (an empty one: its modules are imported by name); each name is there."""
+    module = importlib.import_module(name)
+    exported = module.__all__
+    assert isinstance(exported, list | tuple)
+    for export in exported:
+        assert hasattr(module, export), f"{name}.__all__ names {export!r}, which it lacks"
+
+
+@pytest.mark.parametrize("name", ["taor", "taor.env"])
+def test_a_lazy_package_re_exports_its_names_for_type_checkers(name: str) -> None:
+    """``from taor import Session`` type-checks under ``mypy --strict`` (and pyright): each
+    name of the ``TYPE_CHECKING`` block is imported ``as`` itself, the explicit re-export."""
+    tree = ast.parse(Path(importlib.import_module(name).__file__ or "").read_text())
+    block = next(
+        n for n in tree.body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test)
+    )
+    bare = [
+        alias.name
+        for node in block.body
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("taor")
+        for alias in node.names
+        if alias.asname != alias.name
+    ]
+    assert not bare, f"not re-exported for type checkers: {bare}"

@@ -1,5 +1,6 @@
 """Lazy package namespaces: a package's public names are written once, as the imports of its
-``if TYPE_CHECKING:`` block (which type checkers read); at run time a name's module is imported
+``if TYPE_CHECKING:`` block (which type checkers read; each ``name as name``, the explicit
+re-export that ``mypy --strict`` and pyright ask for); at run time a name's module is imported
 on first access (``import taor`` stays free of I/O and heavy imports).
 
 ``exports(__name__, __file__)`` gives the package its ``__getattr__`` and ``__dir__``; on the

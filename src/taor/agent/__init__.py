@@ -15,8 +15,8 @@ The map, from the host down:
 - ``loop/``: one cycle, read top to bottom in ``loop/cycle.py``: the model call
   (``loop/model_call.py``, its stream, retries and malformed-call recovery in
   ``loop/stream.py``) and the tool round (``loop/tool_round.py``, each call through
-  ``loop/guarded.py``, reading what ``taor.tools`` prepared for it), and the steps that end a
-  cycle.
+  ``loop/guarded.py``, reading what ``taor.tools`` prepared for it), the steps that end a
+  cycle, and when to compact (``loop/compact_step.py``).
 - ``record/``: turns, the transcript and its validator, the JSON codec, the JSONL store, and
   the permission waits a parked session resumes (``record/parking.py``, ``loop/parking.py``).
 - ``policy/``: permissions and their rules, hooks, loop detection.
@@ -24,7 +24,8 @@ The map, from the host down:
 - ``profiles/``: per-provider tool sets and prompts; ``subagents/``: child sessions.
 - ``checkpoints/``: the files tool calls change, saved per user input
   (``Session.checkpoints()``), and ``Session.rewind`` to go back to one.
-- ``runtime``: the state the loop works on; ``config`` and ``events``: what a host sets and sees;
+- ``runtime``: the state the loop works on (``parts``: the narrow views of it each step
+  takes); ``config`` and ``events``: what a host sets and sees;
   ``commands``: what a host tells a session, as data (``Session.apply``).
 """
 

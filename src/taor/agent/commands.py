@@ -18,14 +18,14 @@ what the ``Session`` method of the same name does, acknowledged by the same even
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, assert_never
+from typing import TYPE_CHECKING, Literal, TypeAlias, assert_never
 
 from taor._records import frozen
-from taor.agent.checkpoints.records import Checkpoint, RewindResult
 from taor.agent.events.base import DecisionKind
 from taor.llm.types import ImagePart
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the codec (in ``record``) loads this module: it imports no room above
+    from taor.agent.checkpoints.records import Checkpoint, RewindResult
     from taor.agent.session import Session
 
 
@@ -95,7 +95,7 @@ COMMAND_TYPES: tuple[type[Command], ...] = (
     Close,
 )
 # What applying one returns: the checkpoints, what a rewind did, else nothing.
-Reply = list[Checkpoint] | RewindResult | None
+Reply: TypeAlias = "list[Checkpoint] | RewindResult | None"
 
 
 async def apply_command(session: Session, command: Command) -> Reply:

@@ -71,7 +71,7 @@ class PermissionConfig:
 
 @frozen
 class CompactionConfig:
-    """When the session compacts what it sends (``taor.agent.context.compact_step``): before a model
+    """When the session compacts what it sends (``taor.agent.loop.compact_step``): before a model
     call once the estimate reaches ``threshold`` of the context window, once on a context-length
     error, and on request (``Session.compact``). ``keep_rounds``: the latest tool rounds whose
     outputs stay whole; ``plan``: a plan or brief from the host, pinned through every summary;

@@ -127,7 +127,8 @@ class SessionControl:
         self._check_open()
         prompt = self._rt.prompt
         if prompt is None:
-            await build_prompt(self._rt, self.profile)
+            rt = self._rt
+            rt.prompt = await build_prompt(rt.config, self.profile, rt.model, rt.environment)
         elif await prompt.rebuild(today=datetime.date.today()):
             self._channel.publish(SystemPromptChanged(reason="rebuilt on request"))
 

@@ -19,8 +19,8 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 
 from taor.agent.channel import Channel
-from taor.agent.context.compact_step import run_requested
 from taor.agent.events import Event, Interrupted, ProcessingEnd, SessionEnd, UserInput
+from taor.agent.loop.compact_step import run_requested
 from taor.agent.loop.cycle import run_cycle
 from taor.agent.loop.parking import forget_parked
 from taor.agent.loop.steps import settle_pending

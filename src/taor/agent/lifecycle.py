@@ -16,12 +16,15 @@ import datetime
 import shutil
 from collections.abc import Sequence
 
+from taor.agent.config import SessionConfig
 from taor.agent.context.prompt.cache import SystemPrompt
 from taor.agent.events import Event, SessionStart, WarningEvent
 from taor.agent.profiles import Profile
 from taor.agent.runtime import Runtime
 from taor.agent.setup import prompt_settings
 from taor.agent.subagents import SubagentManager
+from taor.env.base import Environment
+from taor.llm.model import Model
 
 
 async def open_session(
@@ -30,7 +33,7 @@ async def open_session(
     await rt.environment.initialize()
     await rt.tools.start_sources()
     if profile is not None and not rt.config.system_prompt:
-        await build_prompt(rt, profile)
+        rt.prompt = await build_prompt(rt.config, profile, rt.model, rt.environment)
     start = SessionStart(
         session_id=rt.session_id,
         provider=rt.model.provider,
@@ -40,9 +43,13 @@ async def open_session(
     return (start, *(WarningEvent(message=f"Transcript {n}", code="transcript") for n in notes))
 
 
-async def build_prompt(rt: Runtime, profile: Profile | None) -> None:
-    settings = prompt_settings(rt.config, profile, rt.model)
-    rt.prompt = await SystemPrompt.create(rt.environment, settings, today=datetime.date.today())
+async def build_prompt(
+    config: SessionConfig, profile: Profile | None, model: Model, environment: Environment
+) -> SystemPrompt:
+    """The system prompt ``profile`` builds for ``model`` (the config's settings applied),
+    from what ``environment`` holds today."""
+    settings = prompt_settings(config, profile, model)
+    return await SystemPrompt.create(environment, settings, today=datetime.date.today())
 
 
 async def release(

@@ -11,18 +11,23 @@ threshold uses.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal, assert_never
 
 from taor._records import frozen
 from taor.agent.checkpoints.diff import SessionDiff, session_diff
-from taor.agent.context.ledger import CHARS_PER_TOKEN, part_chars, tools_chars
+from taor.agent.context.ledger import CHARS_PER_TOKEN, TokenLedger, part_chars, tools_chars
+from taor.agent.parts import Accounts
+from taor.agent.policy.permissions import PermissionPolicy
 from taor.agent.runtime import Runtime
 from taor.env.base import Environment
-from taor.llm.catalog import ModelInfo
+from taor.llm.catalog import Catalog, ModelInfo
 from taor.llm.model import Model
 from taor.llm.response import Usage
+from taor.llm.tooldef import ToolDefinition
 from taor.llm.types import (
     ImagePart,
+    Message,
     Part,
     ServerToolPart,
     TextPart,
@@ -114,15 +119,18 @@ class SessionReports:
 
     def usage_report(self) -> UsageReport:
         """Usage, cost and cache share so far, and the token estimate's calibration."""
-        return usage_report(self._rt)
+        return usage_report(self._rt, self._rt.catalog)
 
     def context_report(self) -> ContextReport:
         """What the next request would carry, in estimated tokens, against the window."""
-        return context_report(self._rt)
+        rt = self._rt
+        return context_report(
+            rt.system_prompt(), rt.tools.definitions(), rt.transcript.messages(), rt.tokens
+        )
 
     def permission_rules(self) -> RulesInForce:
         """The permission mode and the rules in force, those added since included."""
-        return rules_in_force(self._rt)
+        return rules_in_force(self._rt.permissions)
 
     async def diff(self, since: int = 1) -> SessionDiff:
         """Every file change since before user input ``since`` (the whole session by default)
@@ -133,7 +141,7 @@ class SessionReports:
         return await session_diff(self._rt.checkpoints, since)
 
 
-def usage_report(rt: Runtime) -> UsageReport:
+def usage_report(rt: Accounts, catalog: Catalog) -> UsageReport:
     ledger = rt.usage
     calls, cost = rt.session_totals()
     total = ledger.total
@@ -146,7 +154,7 @@ def usage_report(rt: Runtime) -> UsageReport:
         session_cost=cost,
         cache_share=share,
         token_ratio=rt.tokens.ratio,
-        pricing=pricing(rt.catalog.lookup(rt.model.provider, rt.model.model_id)),
+        pricing=pricing(catalog.lookup(rt.model.provider, rt.model.model_id)),
     )
 
 
@@ -159,29 +167,33 @@ def pricing(info: ModelInfo) -> Pricing:
     return "free" if not any(prices) else "priced"
 
 
-def context_report(rt: Runtime) -> ContextReport:
+def context_report(
+    system: str,
+    tools: Sequence[ToolDefinition],
+    messages: Sequence[Message],
+    tokens: TokenLedger,
+) -> ContextReport:
+    """What a request of ``system``, ``tools`` and ``messages`` carries, by ``tokens``' ratio."""
     chars = dict.fromkeys(CONTEXT_PARTS, 0)
-    chars["system prompt"] = len(rt.system_prompt())
-    chars["tool definitions"] = tools_chars(rt.tools.definitions())
-    messages = rt.transcript.messages()
+    chars["system prompt"] = len(system)
+    chars["tool definitions"] = tools_chars(tools)
     for message in messages:
         for part in message.parts:
             chars[_part_name(part, message.role)] += part_chars(part)
-    ratio = rt.tokens.ratio
+    ratio = tokens.ratio
     parts = tuple(
         (name, round(count / CHARS_PER_TOKEN * ratio)) for name, count in chars.items() if count
     )
     return ContextReport(
         tokens=sum(tokens for _, tokens in parts),
-        window=rt.tokens.context_window,
+        window=tokens.context_window,
         parts=parts,
         messages=len(messages),
         token_ratio=ratio,
     )
 
 
-def rules_in_force(rt: Runtime) -> RulesInForce:
-    policy = rt.permissions
+def rules_in_force(policy: PermissionPolicy) -> RulesInForce:
     config = policy.config
     every = tuple(map(str, policy.rules(allow=True)))
     configured = tuple(map(str, policy.rules(allow=True)[: len(config.allow)]))

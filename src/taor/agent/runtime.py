@@ -4,6 +4,8 @@ The loop (``taor.agent.loop.cycle``) reads top to bottom and asks the runtime fo
 runtime holds the model, environment, tools, config, transcript, ledgers and queues, and does
 the bookkeeping: appending turns (to the transcript and the store), draining steering, building
 requests, checking limits. It knows nothing of subscribers: events are returned or yielded.
+The turn loop and the session's lifecycle hold it whole; each step takes only the parts it
+reads and writes (``taor.agent.parts``).
 """
 
 from __future__ import annotations
@@ -32,11 +34,12 @@ from taor.agent.events import (
     TurnLimit,
     WarningEvent,
 )
+from taor.agent.parts import CanUseTool
 from taor.agent.policy.decisions import Decision
 from taor.agent.policy.hooks import Hooks
 from taor.agent.policy.loop_detection import LoopDetector
 from taor.agent.policy.permissions import PermissionPolicy
-from taor.agent.record.store import TranscriptStore
+from taor.agent.record.store import FileTranscriptStore, TranscriptStore
 from taor.agent.record.summary import recorded_totals
 from taor.agent.record.transcript import Transcript
 from taor.agent.record.turns import SteeringSource, SteeringTurn, Turn, UserTurn
@@ -47,9 +50,6 @@ from taor.llm.model import Model
 from taor.llm.types import Request, ToolChoice
 from taor.tools import truncation
 from taor.tools.registry import ToolRegistry
-
-CanUseTool = Callable[[str, dict[str, Any]], Awaitable[Any]]
-
 
 SessionState = Literal["idle", "running", "awaiting_permission", "compacting", "closed"]
 
@@ -82,7 +82,7 @@ class Runtime:
     parked_answer: Decision | None = None  # the host's answer to it, given before it was asked
     steering: deque[str] = field(default_factory=deque)
     compaction_requests: list[str] = field(default_factory=list)  # Session.compact focuses
-    compaction_floor: int = 0  # no threshold compaction below this estimate (see compact_step)
+    compaction_floor: int = 0  # no threshold compaction below this estimate (see loop.compact_step)
     model_calls: int = 0
     last_estimate: int = 0
     scratch_dir: Path = field(  # output_dir() without a JSONL store; created when first used
@@ -213,8 +213,8 @@ class Runtime:
         """Where commands leave whole outputs too big to keep in memory: beside the JSONL
         transcript (``<name>.outputs/``, kept with it), else ``scratch_dir`` (removed at close).
         Nothing is created until an output needs it."""
-        path = getattr(self.store, "path", None)
-        if isinstance(path, Path):
+        if isinstance(self.store, FileTranscriptStore):  # a store kept in a file
+            path = self.store.path
             return path.with_name(f"{path.stem}.outputs")
         return self.scratch_dir
 

@@ -34,6 +34,7 @@ from taor.agent.events import (
     SessionEnd,
 )
 from taor.agent.lifecycle import open_session, release
+from taor.agent.parts import CanUseTool
 from taor.agent.policy.hooks import Hooks
 from taor.agent.record.persist import create_store, mark_last_event, reopen
 from taor.agent.record.store import TranscriptStore
@@ -41,7 +42,7 @@ from taor.agent.record.transcript import Transcript
 from taor.agent.record.turns import Turn
 from taor.agent.reports import SessionReports
 from taor.agent.result import ResultBuilder, RunResult
-from taor.agent.runtime import CanUseTool, Runtime, SessionState
+from taor.agent.runtime import Runtime, SessionState
 from taor.agent.setup import (
     ProfileChoice,
     SessionOptions,

@@ -25,9 +25,9 @@ from typing import Any, Literal, TypedDict
 
 from taor.agent.config import LoopDetectionConfig, SessionConfig
 from taor.agent.context.prompt.cache import PromptSettings
+from taor.agent.parts import CanUseTool
 from taor.agent.policy.hooks import Hooks
 from taor.agent.profiles import PROFILE_IDS, Profile, profile_for
-from taor.agent.runtime import CanUseTool
 from taor.env.base import Environment
 from taor.llm.catalog import Catalog
 from taor.llm.model import Model

@@ -71,3 +71,6 @@ def _command(args: list[str]) -> int:
     from taor.cli.headless import run_command
 
     return run_command(args)
+
+
+__all__ = ["SUBCOMMANDS", "main"]

@@ -11,34 +11,40 @@ from typing import TYPE_CHECKING, Any
 from taor._lazy import exports
 
 if TYPE_CHECKING:
+    # Each ``name as name``: re-exported, for type checkers (ruff would split the groups).
+    # isort: off
     from taor.env.base import (
-        Capabilities,
-        CommandResult,
-        DirEntry,
-        EnvError,
-        Environment,
-        FileStat,
-        GrepMatch,
-        OutputCallback,
-        PathNotFoundError,
-        PathPolicyError,
-        Spawned,
-        StreamName,
-        capabilities,
+        Capabilities as Capabilities,
+        CommandResult as CommandResult,
+        DirEntry as DirEntry,
+        EnvError as EnvError,
+        Environment as Environment,
+        FileStat as FileStat,
+        GrepMatch as GrepMatch,
+        OutputCallback as OutputCallback,
+        PathNotFoundError as PathNotFoundError,
+        PathPolicyError as PathPolicyError,
+        Spawned as Spawned,
+        StreamName as StreamName,
+        capabilities as capabilities,
     )
     from taor.env.envvars import (
-        EnvPolicy,
-        command_environ,
-        filter_environ,
-        is_secret,
-        is_secret_name,
+        EnvPolicy as EnvPolicy,
+        command_environ as command_environ,
+        filter_environ as filter_environ,
+        is_secret as is_secret,
+        is_secret_name as is_secret_name,
     )
-    from taor.env.local import LocalEnvironment
-    from taor.env.memory import MemoryEnvironment
-    from taor.env.memory.commands import CommandHandler, CommandScript
-    from taor.env.memory.faults import Call, Fault
-    from taor.env.paths import PathPolicy, resolve_lexically
-    from taor.env.sandbox import SandboxEnvironment
+    from taor.env.local import LocalEnvironment as LocalEnvironment
+    from taor.env.memory import MemoryEnvironment as MemoryEnvironment
+    from taor.env.memory.commands import (
+        CommandHandler as CommandHandler,
+        CommandScript as CommandScript,
+    )
+    from taor.env.memory.faults import Call as Call, Fault as Fault
+    from taor.env.paths import PathPolicy as PathPolicy, resolve_lexically as resolve_lexically
+    from taor.env.sandbox import SandboxEnvironment as SandboxEnvironment
+    # isort: on
 
 # The imports above are the package's public names, written once: at run time each is
 # imported from its module on first access (``taor._lazy``).

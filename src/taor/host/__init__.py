@@ -13,3 +13,5 @@
 Nothing here imports a front end (``taor.cli``); a test holds that. Importing this package
 imports none of its modules.
 """
+
+__all__: list[str] = []  # its modules are imported by name

@@ -15,20 +15,49 @@ are left as they were. A session without a transcript forks in memory.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from taor._records import frozen
 from taor.agent.checkpoints.log import CheckpointLog
 from taor.agent.checkpoints.records import Before, FileChange, FileState, Note, RewindResult
 from taor.agent.context.ledger import UsageLedger
+from taor.agent.policy.loop_detection import LoopDetector
 from taor.agent.record.persist import create_store, transcript_name
-from taor.agent.record.store import JsonlTranscriptStore
+from taor.agent.record.store import JsonlTranscriptStore, TranscriptStore
 from taor.agent.record.summary import recorded_totals
 from taor.agent.record.transcript import Transcript
 from taor.agent.record.turns import Turn, UserTurn
-from taor.agent.runtime import Runtime
-from taor.env.base import EnvError
+from taor.env.base import EnvError, Environment
 from taor.errors import SessionError
+from taor.llm.catalog import Catalog
+from taor.llm.model import Model
+
+
+class Rewound(Protocol):
+    """What a rewind reads, and what a fork replaces: the session's id, record, ledgers and
+    checkpoints (``Runtime`` meets it)."""
+
+    session_id: str
+    store: TranscriptStore | None
+    transcript: Transcript
+    usage: UsageLedger
+    before: tuple[int, float | None]
+    model_calls: int
+    compaction_floor: int
+    checkpoints: CheckpointLog
+
+    @property
+    def model(self) -> Model: ...
+    @property
+    def catalog(self) -> Catalog: ...
+    @property
+    def environment(self) -> Environment: ...
+    @property
+    def loops(self) -> LoopDetector: ...
+
+    def checkpoint_dir(self) -> Path: ...
 
 
 @frozen
@@ -39,7 +68,7 @@ class Restored:
 
 
 async def rewind_session(
-    rt: Runtime, turn: int, *, files: bool, conversation: bool
+    rt: Rewound, turn: int, *, files: bool, conversation: bool
 ) -> RewindResult:
     """Rewind an idle session's files and/or conversation to before user input ``turn``."""
     inputs = sum(isinstance(item, UserTurn) for item in rt.transcript.turns)
@@ -122,7 +151,7 @@ async def _restore(log: CheckpointLog, path: str, before: Before) -> str | FileC
     return "written"
 
 
-async def fork_conversation(rt: Runtime, turn: int) -> Path | None:
+async def fork_conversation(rt: Rewound, turn: int) -> Path | None:
     """Make the session a fork whose history ends before ``turn``; the fork's file."""
     store = rt.store
     assert store is None or isinstance(store, JsonlTranscriptStore)
@@ -143,12 +172,12 @@ async def fork_conversation(rt: Runtime, turn: int) -> Path | None:
             fork.append_sync(item)
         await store.close()
     _become(rt, new_id, history, fork)
-    rt.checkpoints = fork_log(rt.checkpoints, rt, turn)
+    rt.checkpoints = fork_log(rt.checkpoints, rt.checkpoint_dir, turn)
     return fork.path if fork is not None else None
 
 
 def _become(
-    rt: Runtime, session_id: str, history: list[Turn], store: JsonlTranscriptStore | None
+    rt: Rewound, session_id: str, history: list[Turn], store: JsonlTranscriptStore | None
 ) -> None:
     rt.session_id, rt.store = session_id, store
     rt.transcript = Transcript(history)
@@ -158,9 +187,10 @@ def _become(
     rt.loops.reset()
 
 
-def fork_log(log: CheckpointLog, rt: Runtime, turn: int) -> CheckpointLog:
-    """A log for the fork: the records of the turns before ``turn``, their objects linked."""
-    forked = CheckpointLog(log.environment, rt.checkpoint_dir, turn=turn - 1)
+def fork_log(log: CheckpointLog, folder: Callable[[], Path], turn: int) -> CheckpointLog:
+    """A log for the fork (kept in ``folder()``): the records of the turns before ``turn``,
+    their objects linked."""
+    forked = CheckpointLog(log.environment, folder, turn=turn - 1)
     records = log.index.below(turn)
     shas = {r.object for r in records if not isinstance(r, Note) and r.object}
     log.objects.copy_into(forked.objects, (sha for sha in shas if sha))

@@ -40,8 +40,9 @@ from taor.agent.loop.steps import (
 )
 from taor.agent.loop.stream import Streamed
 from taor.agent.loop.tool_round import run_round
+from taor.agent.parts import Ending
 from taor.agent.record.parking import ParkedRound
-from taor.agent.record.turns import AssistantTurn, NoticeTurn, ToolResultsTurn, UserTurn
+from taor.agent.record.turns import AssistantTurn, NoticeTurn, ToolResultsTurn, Turn, UserTurn
 from taor.agent.runtime import Runtime
 from taor.errors import InvalidRequestError, ProviderError, brief
 from taor.llm.types import ImagePart, ToolCallPart, ToolResultPart
@@ -79,7 +80,7 @@ async def run_cycle(
     started ``rt.cycle``). With ``parked``, the cycle is the one a resumed session left waiting
     for a permission answer: it goes on with that round (``taor.agent.loop.parking``)."""
     at = _Progress()
-    deadline = Deadline.arm(rt, rt.config.limits.max_wall_time)
+    deadline = Deadline.arm(rt.cycle, rt.config.limits.max_wall_time)
     try:
         try:
             first = _go_on(rt, parked, at) if parked else _begin(rt, cycle, prompt, images, at)
@@ -119,7 +120,9 @@ async def run_cycle(
 async def _begin(
     rt: Runtime, cycle: int, prompt: str, images: tuple[ImagePart, ...], at: _Progress
 ) -> AsyncIterator[Event]:
-    if (refused := oversized(rt, prompt)) is not None:  # not sent, not recorded
+    if (
+        refused := oversized(rt.tokens, rt.model.model_id, prompt)
+    ) is not None:  # not sent, not recorded
         at.stop = "error"
         yield refused
         return
@@ -155,7 +158,7 @@ async def _think_act_observe(rt: Runtime, at: _Progress) -> AsyncIterator[Event]
             yield event
         at.text, calls = at.streamed.response.text, at.streamed.response.tool_calls
         if not calls:
-            more = await stop_hook(rt, at.text)
+            more = await stop_hook(rt.hooks, rt, at.text)
             if more is not None:
                 yield more
             if not isinstance(more, SteeringInjected):  # nothing, or the hook failed
@@ -186,7 +189,7 @@ async def _act_observe(
     await rt.append(ToolResultsTurn(results=tuple(at.results[c.id] for c in calls)))
     for event in await rt.drain_steering():
         yield event
-    if (detected := await check_loops(rt, calls)) is not None:
+    if (detected := await check_loops(rt.tools, rt.loops, calls)) is not None:
         yield detected
         if detected.stopped:  # the result says so, not the model's last words
             at.stop, at.text = "loop_detected", detected.message
@@ -210,11 +213,13 @@ async def _limit_summary(rt: Runtime, at: _Progress) -> AsyncIterator[Event]:
     at.text = response.text if response else at.streamed.partial_text() or at.text
 
 
-async def _failed(rt: Runtime, error: ProviderError) -> list[Event]:
+async def _failed(rt: Ending, error: ProviderError) -> list[Event]:
     """The cycle ends on a provider error; the transcript says so, for people reading it."""
     rt.cycle.failure = error
     _log.error("model call failed: %s", error)  # whole here; the event's message is brief
-    refused = isinstance(error, InvalidRequestError) and not _answered_since_input(rt)
+    refused = isinstance(error, InvalidRequestError) and not _answered_since_input(
+        rt.transcript.turns
+    )
     await rt.append(NoticeTurn(text=f"error: {error}", refused_input=refused))
     events = failure_events(error)
     if refused:  # else the next input would carry it again, merged, and fail again
@@ -226,10 +231,10 @@ async def _failed(rt: Runtime, error: ProviderError) -> list[Event]:
     return events
 
 
-def _answered_since_input(rt: Runtime) -> bool:
+def _answered_since_input(turns: Sequence[Turn]) -> bool:
     """Whether the model answered since the last input (a refusal is then of something
     else than the input: a tool's result, say)."""
-    for turn in reversed(rt.transcript.turns):
+    for turn in reversed(turns):
         if isinstance(turn, AssistantTurn):
             return True
         if isinstance(turn, UserTurn):

@@ -14,6 +14,7 @@ from typing import Any
 from taor.agent.checkpoints.watch import Watch, watch_for
 from taor.agent.events import ErrorEvent, Event, PermissionDecision, PermissionRequest
 from taor.agent.loop import parking
+from taor.agent.parts import CanUseTool, Guards
 from taor.agent.policy.decisions import Decision, as_decision
 from taor.agent.policy.hooks import (
     AnswerCall,
@@ -24,7 +25,6 @@ from taor.agent.policy.hooks import (
     run_before_tool,
 )
 from taor.agent.policy.preview import edit_preview
-from taor.agent.runtime import CanUseTool, Runtime
 from taor.llm.types import ToolCallPart
 from taor.tools.base import ToolContext, ToolOutput
 from taor.tools.diff import read_texts, unified_diff
@@ -34,7 +34,7 @@ Emit = Callable[[Event], None]
 
 
 async def guarded_output(
-    rt: Runtime,
+    rt: Guards,
     prepared: PreparedCall | ToolOutput,
     emit: Emit,
     on_output: Callable[[str], None],
@@ -72,7 +72,7 @@ def _hook_failed(failure: HookFailure, emit: Emit) -> ToolOutput:
 
 
 async def _execute(
-    rt: Runtime, prepared: PreparedCall, on_output: Callable[[str], None]
+    rt: Guards, prepared: PreparedCall, on_output: Callable[[str], None]
 ) -> ToolOutput:
     """Run the tool, its timeout applied, with the files it may change checkpointed around it."""
     watch = Watch()
@@ -87,7 +87,7 @@ async def _execute(
 
 
 async def _diffed(
-    rt: Runtime, prepared: PreparedCall, on_output: Callable[[str], None]
+    rt: Guards, prepared: PreparedCall, on_output: Callable[[str], None]
 ) -> ToolOutput:
     """The tool's output; one that names the files it writes gets their diff for the host
     (``taor.tools.diff``)."""
@@ -104,7 +104,7 @@ async def _diffed(
 
 
 async def _invoke(
-    rt: Runtime, prepared: PreparedCall, on_output: Callable[[str], None]
+    rt: Guards, prepared: PreparedCall, on_output: Callable[[str], None]
 ) -> ToolOutput:
     context = ToolContext(
         environment=rt.environment,
@@ -124,7 +124,7 @@ async def _invoke(
         )
 
 
-async def _permission(rt: Runtime, prepared: PreparedCall, emit: Emit) -> ToolOutput | None:
+async def _permission(rt: Guards, prepared: PreparedCall, emit: Emit) -> ToolOutput | None:
     """None when the call may run; else the error output that tells the model it was denied."""
     call, used, effects = prepared.call, prepared.used_arguments, prepared.effects
     verdict = rt.permissions.decide(call.name, used, read_only=prepared.read_only, effects=effects)
@@ -156,9 +156,7 @@ async def _permission(rt: Runtime, prepared: PreparedCall, emit: Emit) -> ToolOu
     return ToolOutput.error(f"Permission denied for {call.name}: {reason}")
 
 
-async def _ask(
-    rt: Runtime, prepared: PreparedCall, reason: str, emit: Emit
-) -> tuple[Decision, str]:
+async def _ask(rt: Guards, prepared: PreparedCall, reason: str, emit: Emit) -> tuple[Decision, str]:
     call, arguments = prepared.call, dict(prepared.arguments)
     settings = rt.config.permissions
     if rt.can_use_tool is not None:

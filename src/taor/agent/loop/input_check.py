@@ -6,23 +6,24 @@ refused (one that fits with nothing else is left to compaction and the provider)
 
 from __future__ import annotations
 
+from taor.agent.context.ledger import TokenLedger
 from taor.agent.events import ErrorEvent
-from taor.agent.runtime import Runtime
 from taor.errors import InputTooLargeError
 from taor.llm.types import Message
 
 
-def oversized(rt: Runtime, prompt: str) -> ErrorEvent | None:
-    """The error that refuses ``prompt``, or None when it fits the window."""
-    window = rt.tokens.context_window
+def oversized(tokens: TokenLedger, model_id: str, prompt: str) -> ErrorEvent | None:
+    """The error that refuses ``prompt`` (to ``model_id``, whose window and estimates
+    ``tokens`` keeps), or None when it fits the window."""
+    window = tokens.context_window
     if not window:
         return None
-    tokens = rt.tokens.estimate([Message.user(prompt)])
-    if tokens <= window:
+    estimate = tokens.estimate([Message.user(prompt)])
+    if estimate <= window:
         return None
     error = InputTooLargeError(
-        f"the input is too large for the model: about {tokens:,} tokens ({len(prompt):,} "
-        f"characters), and {rt.model.model_id}'s context window is {window:,} tokens; "
+        f"the input is too large for the model: about {estimate:,} tokens ({len(prompt):,} "
+        f"characters), and {model_id}'s context window is {window:,} tokens; "
         "shorten it, or point to a file instead of pasting it"
     )
     return ErrorEvent(message=str(error), error_type=type(error).__name__)

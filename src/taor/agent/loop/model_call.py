@@ -1,7 +1,7 @@
 """One model call of the loop: compact when due, stream, retry, and record the response.
 
 ``call_model`` is the cycle's model call: a compaction the host asked for or the threshold
-calls for (``taor.agent.context.compact_step``) first, the context warning, then the stream;
+calls for (``taor.agent.loop.compact_step``) first, the context warning, then the stream;
 a context-length error compacts once and asks again.
 
 The stream itself, its retries and the recovery from a tool call the server cannot parse are
@@ -16,21 +16,22 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import AsyncIterator
 
-from taor.agent.context.compact_step import compact, due, take_focus
+from taor.agent.context.ledger import TokenLedger
 from taor.agent.events import AssistantTextEnd, Compaction, Event, UsageEvent
+from taor.agent.loop.compact_step import compact, due, take_focus
 from taor.agent.loop.stream import SECOND, WHOLE, Streamed, stream_recovering
+from taor.agent.parts import Accounts, ModelCall
 from taor.agent.record.turns import AssistantTurn
-from taor.agent.runtime import Runtime
 from taor.errors import ContextLengthError
 from taor.llm.response import Response, Usage
 from taor.llm.types import Message, TextPart
 
 
-async def call_model(rt: Runtime, out: Streamed) -> AsyncIterator[Event]:
+async def call_model(rt: ModelCall, out: Streamed) -> AsyncIterator[Event]:
     """The cycle's next model call, into ``out``: a requested or due compaction first, the
     context warning, then the stream; a context-length error compacts and retries once."""
     if rt.compaction_requests:
-        async for event in compact(rt, "request", focus=take_focus(rt)):
+        async for event in compact(rt, "request", focus=take_focus(rt.compaction_requests)):
             yield event
     request = rt.request()
     tokens = rt.estimate(request)
@@ -61,12 +62,14 @@ async def call_model(rt: Runtime, out: Streamed) -> AsyncIterator[Event]:
         yield event
 
 
-async def record_response(rt: Runtime, response: Response) -> list[Event]:
+async def record_response(rt: Accounts, response: Response) -> list[Event]:
     """Append the response as an assistant turn (unless empty) and report text and usage."""
     events: list[Event] = [AssistantTextEnd(text=response.text, reasoning=response.reasoning)]
     cut = response.finish_reason.raw in (WHOLE, SECOND)
     if cut and not response.usage.input_tokens:  # the usage comes last, after the cut
-        response = dataclasses.replace(response, usage=_estimated_usage(rt, response))
+        response = dataclasses.replace(
+            response, usage=_estimated_usage(rt.last_estimate, rt.tokens, response)
+        )
     cost, total_cost = rt.usage.add(
         response.usage, provider=rt.model.provider, model=response.model or rt.model.model_id
     )
@@ -99,15 +102,13 @@ async def record_response(rt: Runtime, response: Response) -> list[Event]:
     return events
 
 
-def _estimated_usage(rt: Runtime, response: Response) -> Usage:
+def _estimated_usage(estimate: int, tokens: TokenLedger, response: Response) -> Usage:
     """The usage of a response cut before the provider reported it: the request's calibrated
-    estimate in, the message's estimate out."""
-    return Usage(
-        input_tokens=rt.last_estimate, output_tokens=rt.tokens.estimate([response.message])
-    )
+    ``estimate`` in, the message's estimate out."""
+    return Usage(input_tokens=estimate, output_tokens=tokens.estimate([response.message]))
 
 
-async def record_partial(rt: Runtime, out: Streamed) -> AssistantTextEnd | None:
+async def record_partial(rt: Accounts, out: Streamed) -> AssistantTextEnd | None:
     """After an interrupt mid-stream: keep the text that arrived (no tool calls, no thinking)."""
     text = out.partial_text()
     if not text.strip():

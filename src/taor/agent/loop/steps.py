@@ -21,13 +21,15 @@ from taor.agent.loop import parking
 from taor.agent.loop.deadline import Deadline
 from taor.agent.loop.model_call import record_partial, record_response
 from taor.agent.loop.stream import Streamed, stream_response
-from taor.agent.policy.hooks import HookFailure, run_stop, run_user_prompt
+from taor.agent.parts import Books, Ending, Opening
+from taor.agent.policy.hooks import HookFailure, Hooks, run_stop, run_user_prompt
+from taor.agent.policy.loop_detection import LoopDetector
 from taor.agent.record.transcript import synthetic_result
 from taor.agent.record.turns import NoticeTurn, ToolResultsTurn, UserTurn
 from taor.agent.record.unicode import repaired
-from taor.agent.runtime import Runtime
 from taor.errors import AuthenticationError, ContextLengthError, ProviderError, brief
 from taor.llm.types import ImagePart, TextPart, ToolCallPart, ToolChoice, ToolResultPart
+from taor.tools.registry import ToolRegistry
 
 LIMIT_SUMMARY = (
     "{message} Do not call any tools. In a few short paragraphs, summarize for the user what "
@@ -36,7 +38,7 @@ LIMIT_SUMMARY = (
 
 
 async def begin(
-    rt: Runtime, cycle: int, prompt: str, images: tuple[ImagePart, ...] = ()
+    rt: Opening, cycle: int, prompt: str, images: tuple[ImagePart, ...] = ()
 ) -> list[Event]:
     """The input as a user turn (after the prompt hooks), its images after its text, then any
     queued steering."""
@@ -59,7 +61,7 @@ async def begin(
     return events
 
 
-async def after_limit(rt: Runtime, limit: TurnLimit, streamed: Streamed) -> AsyncIterator[Event]:
+async def after_limit(rt: Ending, limit: TurnLimit, streamed: Streamed) -> AsyncIterator[Event]:
     """Report the limit; then, unless switched off or the call or cost limit is used up, ask
     for a last text-only summary (left in ``streamed``: it is the cycle's final text), bounded by ``summary_tokens`` and
     ``summary_time`` and stopped by an interrupt like any other model call."""
@@ -72,7 +74,7 @@ async def after_limit(rt: Runtime, limit: TurnLimit, streamed: Streamed) -> Asyn
     if limits.summary_tokens:
         tokens = min(request.max_tokens or limits.summary_tokens, limits.summary_tokens)
         request = dataclasses.replace(request, max_tokens=tokens)
-    deadline = Deadline.arm(rt, limits.summary_time)
+    deadline = Deadline.arm(rt.cycle, limits.summary_time)
     try:
         try:
             async for event in stream_response(rt, request, streamed):
@@ -98,7 +100,7 @@ async def after_limit(rt: Runtime, limit: TurnLimit, streamed: Streamed) -> Asyn
     await settle_pending(rt, {}, "cancelled")  # a model that called tools anyway
 
 
-async def _summary_cut(rt: Runtime, streamed: Streamed, *, timed_out: bool) -> list[Event]:
+async def _summary_cut(rt: Ending, streamed: Streamed, *, timed_out: bool) -> list[Event]:
     """The summary stopped by its time bound or by the host: keep what it said."""
     _uncancel()
     events: list[Event] = []
@@ -116,24 +118,26 @@ async def _summary_cut(rt: Runtime, streamed: Streamed, *, timed_out: bool) -> l
     return events
 
 
-async def stop_hook(rt: Runtime, text: str) -> Event | None:
+async def stop_hook(hooks: Hooks, books: Books, text: str) -> Event | None:
     """A steering event when an ``on_stop`` hook asks the loop to go on; else None."""
-    more = await run_stop(rt.hooks, text)
+    more = await run_stop(hooks, text)
     if isinstance(more, HookFailure):
         return _hook_error(more)  # reported; the cycle ends as it would have
     if more is None:
         return None
-    return await rt.inject(more, "hook")
+    return await books.inject(more, "hook")
 
 
-async def check_loops(rt: Runtime, calls: Sequence[ToolCallPart]) -> LoopDetection | None:
+async def check_loops(
+    tools: ToolRegistry, loops: LoopDetector, calls: Sequence[ToolCallPart]
+) -> LoopDetection | None:
     """Record the round's calls; the loop detection a hit reports (the loop then steers the
     model away from a first hit, or stops the cycle)."""
     found = None
     for call in calls:
         # by the arguments the tool uses: those a forgiving profile ignores make no difference
-        used = rt.tools.translated(call)
-        verdict = rt.loops.record(call, used=used)
+        used = tools.translated(call)
+        verdict = loops.record(call, used=used)
         if verdict is not None and (found is None or verdict.kind == "stop"):
             found = verdict
     if found is None:
@@ -144,7 +148,7 @@ async def check_loops(rt: Runtime, calls: Sequence[ToolCallPart]) -> LoopDetecti
 
 
 async def finish_interrupted(
-    rt: Runtime, streamed: Streamed, results: dict[str, ToolResultPart]
+    rt: Ending, streamed: Streamed, results: dict[str, ToolResultPart]
 ) -> list[Event]:
     """After an interrupt, a close or the wall-time deadline (``rt.cycle.stopping`` says which):
     partial text kept, pending calls answered, notice written. A close while a person is asked
@@ -176,15 +180,15 @@ def _uncancel() -> None:
         task.uncancel()
 
 
-async def settle_pending(rt: Runtime, results: dict[str, ToolResultPart], why: str) -> None:
+async def settle_pending(books: Books, results: dict[str, ToolResultPart], why: str) -> None:
     """Give every call of the last assistant turn that has no result one, in call order."""
-    pending = rt.transcript.pending_calls()
+    pending = books.transcript.pending_calls()
     if not pending:
         return
     answered = tuple(
         results.get(call_id) or synthetic_result(call_id, name, why) for call_id, name in pending
     )
-    await rt.append(ToolResultsTurn(results=answered))
+    await books.append(ToolResultsTurn(results=answered))
 
 
 def failure_events(error: ProviderError) -> list[Event]:

@@ -39,8 +39,8 @@ from taor.agent.events import (
     ThinkingDelta,
     TurnLimit,
 )
+from taor.agent.parts import Calls
 from taor.agent.record.call_ids import unique_calls
-from taor.agent.runtime import Runtime
 from taor.errors import MalformedToolCallError
 from taor.llm import events as llm
 from taor.llm.assembler import Assembler
@@ -67,7 +67,7 @@ WHOLE = "stopped after one tool call"
 SECOND = "stopped at a second tool call"
 
 
-async def stream_response(rt: Runtime, request: Request, out: Streamed) -> AsyncIterator[Event]:
+async def stream_response(rt: Calls, request: Request, out: Streamed) -> AsyncIterator[Event]:
     """Stream ``request`` into ``out`` through the session's retry policy (``retry_stream``):
     each retry starts a fresh assembler and is reported with a ``retry`` event."""
 
@@ -79,7 +79,7 @@ async def stream_response(rt: Runtime, request: Request, out: Streamed) -> Async
     out.assembler = assembler = Assembler(rt.model.provider)
     shown = False  # text of this attempt reached the host
     one_call = rt.config.parallel_tool_calls is False
-    items = retry_stream(attempt, _within_limit(rt), rt.sleep)
+    items = retry_stream(attempt, _within_limit(rt.config.retry, rt.calls_left()), rt.sleep)
     async with aclosing(items):  # type: ignore[type-var]
         async for item in items:
             if isinstance(item, RetryInfo):
@@ -118,10 +118,9 @@ async def stream_response(rt: Runtime, request: Request, out: Streamed) -> Async
     out.response = dataclasses.replace(response, message=message)
 
 
-def _within_limit(rt: Runtime) -> RetryPolicy:
-    """The retry policy, its attempts cut to what the call limit has left: retries are
+def _within_limit(policy: RetryPolicy, left: int | None) -> RetryPolicy:
+    """The retry policy, its attempts cut to what the call limit has ``left``: retries are
     requests too, and a limit is never passed by taor's own calls."""
-    left, policy = rt.calls_left(), rt.config.retry
     if left is None or left >= policy.max_attempts:
         return policy
     return dataclasses.replace(policy, max_attempts=max(1, left))
@@ -180,7 +179,7 @@ RECOVERIES: tuple[Callable[[Request], Request], ...] = (
 )
 
 
-async def stream_recovering(rt: Runtime, request: Request, out: Streamed) -> AsyncIterator[Event]:
+async def stream_recovering(rt: Calls, request: Request, out: Streamed) -> AsyncIterator[Event]:
     """``stream_response``, asked again as ``RECOVERIES`` say while the server cannot parse the
     model's tool call; the last failure is raised."""
     attempt = request

@@ -20,11 +20,12 @@ from collections.abc import AsyncIterator, Callable, Sequence
 
 from taor.agent.events import ErrorEvent, Event, ToolCallEnd, ToolCallOutputDelta, ToolCallStart
 from taor.agent.loop.guarded import guarded_output
-from taor.agent.runtime import Runtime
+from taor.agent.parts import Guards
 from taor.llm.types import ImagePart, TextPart, ToolCallPart, ToolResultPart, tool_result
 from taor.tools import truncation
 from taor.tools.base import ToolOutput
 from taor.tools.prepared import PreparedCall
+from taor.tools.registry import ToolRegistry
 
 Emit = Callable[[Event], None]
 _DONE = None
@@ -39,12 +40,12 @@ CUT_OFF = (
 _LIFTED = ("full_output", "output_file")  # metadata that tool_call_end carries as fields
 
 
-def _batches(rt: Runtime, calls: Sequence[ToolCallPart]) -> list[list[ToolCallPart]]:
+def _batches(tools: ToolRegistry, calls: Sequence[ToolCallPart]) -> list[list[ToolCallPart]]:
     """Consecutive read-only calls together; every other call alone; call order kept."""
     batches: list[list[ToolCallPart]] = []
     previous_read_only = False
     for call in calls:
-        tool = rt.tools.get(call.name)
+        tool = tools.get(call.name)
         read_only = tool is not None and tool.read_only
         if read_only and previous_read_only:
             batches[-1].append(call)
@@ -55,7 +56,7 @@ def _batches(rt: Runtime, calls: Sequence[ToolCallPart]) -> list[list[ToolCallPa
 
 
 async def run_round(
-    rt: Runtime,
+    rt: Guards,
     calls: Sequence[ToolCallPart],
     results: dict[str, ToolResultPart],
     *,
@@ -72,7 +73,7 @@ async def run_round(
     if rt.config.parallel_tool_calls is False and calls:  # one call per reply: the first runs
         calls, refused = calls[:1], [(c, ONE_AT_A_TIME) for c in calls[1:]] + refused
     queue: asyncio.Queue[Event | None] = asyncio.Queue()
-    for batch in _batches(rt, [call for call in calls if call.id not in results]):
+    for batch in _batches(rt.tools, [call for call in calls if call.id not in results]):
         tasks = [
             asyncio.create_task(_run_call(rt, call, queue.put_nowait, results)) for call in batch
         ]
@@ -93,18 +94,20 @@ async def run_round(
         for task in tasks:
             if not task.cancelled() and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]  # a bug in taor, not in a tool
-    for refusal in _refuse(rt, refused, results):
+    for refusal in _refuse(rt.tools, refused, results):
         yield refusal
 
 
 def _refuse(
-    rt: Runtime, calls: Sequence[tuple[ToolCallPart, str]], results: dict[str, ToolResultPart]
+    tools: ToolRegistry,
+    calls: Sequence[tuple[ToolCallPart, str]],
+    results: dict[str, ToolResultPart],
 ) -> list[Event]:
     """Calls answered without running, each with why."""
     events: list[Event] = []
     for call, why in calls:
         results[call.id] = tool_result(call.id, why, is_error=True, name=call.name)
-        summary = rt.tools.summary(call)
+        summary = tools.summary(call)
         events.append(
             ToolCallStart(
                 call_id=call.id, name=call.name, arguments=call.arguments, summary=summary
@@ -115,7 +118,7 @@ def _refuse(
 
 
 async def _run_call(
-    rt: Runtime, call: ToolCallPart, emit: Emit, results: dict[str, ToolResultPart]
+    rt: Guards, call: ToolCallPart, emit: Emit, results: dict[str, ToolResultPart]
 ) -> None:
     prepared = rt.tools.prepare(call)  # once: everything below reads it
     summary = prepared.summary if isinstance(prepared, PreparedCall) else rt.tools.summary(call)
@@ -138,7 +141,8 @@ async def _run_call(
     full = output.metadata.get("full_output", output.text)
     spilled = output.metadata.get("output_file")
     declared = prepared.limits if isinstance(prepared, PreparedCall) else rt.tools.limits(call.name)
-    results[call.id] = _model_result(rt, call, output, declared)
+    limits = rt.output_limits(call.name, declared)  # the config may change them
+    results[call.id] = _model_result(call, output, declared, limits)
     del rt.cycle.running_calls[call.id]
     emit(
         ToolCallEnd(
@@ -154,13 +158,12 @@ async def _run_call(
 
 
 def _model_result(
-    rt: Runtime, call: ToolCallPart, output: ToolOutput, declared: truncation.Limits
+    call: ToolCallPart, output: ToolOutput, declared: truncation.Limits, limits: truncation.Limits
 ) -> ToolResultPart:
-    """What the model gets: the text truncated to the limits the tool declares (``declared``,
-    which the config may change), then any images. A tool that cut its own output (the whole
+    """What the model gets: the text truncated to ``limits`` (those the tool declares,
+    ``declared``, as the config may change them), then any images. A tool that cut its own output (the whole
     of it in ``full_output``) to its declared limits is not cut again: a second line pass would
     drop its marker (the header line pushes it over)."""
-    limits = rt.output_limits(call.name, declared)
     text = output.text
     if "full_output" not in output.metadata or limits != declared:
         text = truncation.truncate(text, limits).text

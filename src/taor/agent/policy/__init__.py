@@ -6,3 +6,5 @@ are matched against; ``decisions`` are the host's answers. ``hooks`` are the hos
 around prompts, tool calls, compaction and stops. ``loop_detection`` notices a model repeating
 the same calls.
 """
+
+__all__: list[str] = []  # its modules are imported by name

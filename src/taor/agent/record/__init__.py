@@ -8,3 +8,5 @@ its result, no duplicate ids) and repairs what a crash left; ``codec/`` (with ``
 ``persist`` starts a recorded session and reopens one; ``parking`` reads the permission waits
 a session records, so that one closed while it waits resumes waiting.
 """
+
+__all__: list[str] = []  # its modules are imported by name

@@ -23,9 +23,9 @@ import dataclasses
 from collections.abc import Callable
 
 from taor.agent.config import SessionConfig
+from taor.agent.parts import Parent
 from taor.agent.policy.decisions import Decision
 from taor.agent.profiles import Profile
-from taor.agent.runtime import Runtime
 from taor.agent.subagents import (
     SUBAGENT_TOOL_NAMES,
     ChildFactory,
@@ -54,7 +54,7 @@ def offered_tools(
 
 
 def attach_subagents(
-    rt: Runtime,
+    rt: Parent,
     profile: Profile | None,
     publish: Publish,
     *,
@@ -78,7 +78,7 @@ def attach_subagents(
     return manager
 
 
-def child_factory(rt: Runtime, profile: Profile | None, make_session: MakeSession) -> ChildFactory:
+def child_factory(rt: Parent, profile: Profile | None, make_session: MakeSession) -> ChildFactory:
     """Builds each child from the parent's runtime as it is when the child is spawned."""
 
     def build(spec: ChildSpec) -> ChildSession:

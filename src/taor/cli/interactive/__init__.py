@@ -33,3 +33,6 @@ async def run_interactive(args: Namespace, settings: Settings, log: Logger) -> i
     settings = await settle_trust(args, settings)
     session, model = session_from(args, settings, interactive=True)
     return await Repl(args, settings, log, session, model).run(args.prompt or "")
+
+
+__all__ = ["run_interactive"]

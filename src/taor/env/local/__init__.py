@@ -228,3 +228,6 @@ class LocalEnvironment:
             search.glob_files, self.paths.root, start, pattern, self._allowed
         )
         return [self.paths.display(p) for p in found]
+
+
+__all__ = ["LocalEnvironment"]

@@ -205,3 +205,6 @@ class MemoryEnvironment(MemoryHooks):
             return glob_files(self.tree, self.roots[0], self.tree.existing(path), pattern)
 
         return self.log.call("glob", {"pattern": pattern, "path": path}, glob)
+
+
+__all__ = ["MemoryEnvironment"]

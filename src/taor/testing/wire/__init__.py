@@ -112,3 +112,6 @@ def received_request(
         request_id=f"req_fake{uuid.uuid4().hex[:24]}" if wire.request_id_header else None,
         received_ns=received_ns,
     )
+
+
+__all__ = ["ReplyContext", "WireFormat", "all_wires", "received_request", "sse"]

@@ -203,3 +203,6 @@ def _snippet(text: str, spans: list[tuple[int, int]]) -> str:
     if len(ranges) > _MAX_SNIPPET_REGIONS:
         blocks.append(f"… and {len(ranges) - _MAX_SNIPPET_REGIONS} more edited regions")
     return "\n…\n".join(blocks)
+
+
+__all__ = ["EditError", "EditResult", "apply_edit"]

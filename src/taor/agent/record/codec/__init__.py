@@ -75,3 +75,6 @@ def _decode(
         kind = data.get("kind") if isinstance(data, dict) else None
         name = f"{what} {kind!r}" if isinstance(kind, str) else what
         raise error(f"cannot decode {name}: {bad.describe()}") from None
+
+
+__all__ = ["command_from_json", "event_from_json", "from_json", "to_json", "turn_from_json"]

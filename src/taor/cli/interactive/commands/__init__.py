@@ -3,3 +3,5 @@ how a line runs (``registry``), the commands by what they work on (``info``: ``/
 ``/context``; ``init``: ``/init``; ``session``: ``/clear``, ``/session``, ``/checkpoint``,
 ``/diff``; ``settings``: ``/model``, ``/effort``, ``/permissions``, ``/compact``), and one's
 own from Markdown files (``custom``)."""
+
+__all__: list[str] = []  # its modules are imported by name

@@ -32,24 +32,26 @@ import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Literal
 
+from taor.agent.config import SessionConfig
 from taor.agent.context.compaction import CompactionResult, Compactor
 from taor.agent.context.ledger import CHARS_PER_TOKEN
 from taor.agent.context.metered import MeteredModel
+from taor.agent.context.prompt.cache import SystemPrompt
 from taor.agent.events import Compaction, ErrorEvent, Event, Interrupted, UsageEvent, WarningEvent
+from taor.agent.parts import Compacting
 from taor.agent.policy.hooks import run_before_compaction
 from taor.agent.record.turns import NoticeTurn
-from taor.agent.runtime import Runtime
 from taor.llm.types import Request
 
 Trigger = Literal["threshold", "overflow", "request"]
 REGROW = 0.1  # of the window the estimate must grow by before a failed threshold try repeats
 
 
-async def run_requested(rt: Runtime) -> AsyncGenerator[Event, None]:
+async def run_requested(rt: Compacting) -> AsyncGenerator[Event, None]:
     """Between cycles: the compaction the host asked for. An interrupt or close stops it with
     nothing changed; a bug is reported as an error event, never raised."""
     try:
-        async for event in compact(rt, "request", focus=take_focus(rt)):
+        async for event in compact(rt, "request", focus=take_focus(rt.compaction_requests)):
             yield event
     except asyncio.CancelledError:
         if rt.cycle.stopping is None:
@@ -67,7 +69,7 @@ async def run_requested(rt: Runtime) -> AsyncGenerator[Event, None]:
 
 
 async def compact(
-    rt: Runtime, trigger: Trigger, *, focus: str | None = None
+    rt: Compacting, trigger: Trigger, *, focus: str | None = None
 ) -> AsyncIterator[Event]:
     """Compact what is sent (see the module docstring); state ``compacting`` meanwhile."""
     rt.compacting = True
@@ -84,7 +86,7 @@ async def compact(
             window=rt.context_window(),
             focus=focus,
             turns=rt.transcript.turns,
-            options=_options(rt),
+            options=_options(rt.model.model_id, rt.config),
             summary=trigger != "threshold",
         )
         rt.model_calls += model.calls
@@ -98,7 +100,7 @@ async def compact(
         rt.compacting = False
 
 
-async def _install(rt: Runtime, result: CompactionResult) -> list[Event]:
+async def _install(rt: Compacting, result: CompactionResult) -> list[Event]:
     if not result.compacted:
         return [
             WarningEvent(message=f"Compaction abandoned: {result.abandoned}", code="compaction")
@@ -118,7 +120,7 @@ async def _install(rt: Runtime, result: CompactionResult) -> list[Event]:
     return events
 
 
-def due(rt: Runtime, tokens: int) -> bool:
+def due(rt: Compacting, tokens: int) -> bool:
     """Whether the threshold trigger compacts before a request of ``tokens``."""
     config = rt.config.compaction
     if not config.enabled or tokens < rt.compaction_floor:
@@ -126,21 +128,21 @@ def due(rt: Runtime, tokens: int) -> bool:
     return _compactor(rt).needed(tokens, rt.context_window())
 
 
-def _estimate(rt: Runtime) -> int:
+def _estimate(rt: Compacting) -> int:
     """The token estimate of what the next request sends (also between cycles, when the
     transcript ends with the model's answer and no request can be built)."""
     tools = tuple(rt.tools.definitions())
     return rt.tokens.estimate(rt.transcript.messages(), rt.system_prompt(), tools)
 
 
-def take_focus(rt: Runtime) -> str | None:
-    """The focuses the host asked for (joined), clearing the requests."""
-    focuses = [f.strip() for f in rt.compaction_requests if f.strip()]
-    rt.compaction_requests.clear()
+def take_focus(requests: list[str]) -> str | None:
+    """The focuses the host asked for (joined), clearing the ``requests``."""
+    focuses = [f.strip() for f in requests if f.strip()]
+    requests.clear()
     return "; ".join(focuses) or None
 
 
-def _compactor(rt: Runtime) -> Compactor:
+def _compactor(rt: Compacting) -> Compactor:
     config = rt.config.compaction
     return Compactor(
         threshold=config.threshold,
@@ -148,7 +150,7 @@ def _compactor(rt: Runtime) -> Compactor:
         summary_tokens=config.summary_tokens,
         max_messages=config.max_messages,
         chars_per_token=CHARS_PER_TOKEN / rt.tokens.ratio,
-        instructions=_instructions(rt),
+        instructions=_instructions(rt.prompt, rt.config),
         plan=config.plan,
         retry=rt.config.retry,
         sleep=rt.sleep,
@@ -156,21 +158,20 @@ def _compactor(rt: Runtime) -> Compactor:
     )
 
 
-def _instructions(rt: Runtime) -> str:
+def _instructions(prompt: SystemPrompt | None, config: SessionConfig) -> str:
     """The project instructions of the built prompt (none when the config replaces it)."""
-    if rt.prompt is None or rt.config.system_prompt:
+    if prompt is None or config.system_prompt:
         return ""
-    files = rt.prompt.instructions.files
+    files = prompt.instructions.files
     return "\n\n".join(f"{f.path}:\n{f.content.strip()}" for f in files)
 
 
-def _options(rt: Runtime) -> Request:
+def _options(model_id: str, config: SessionConfig) -> Request:
     """What the summary requests take from the session's: model, temperature, provider
     options (the summarizer sets messages, system, tools and the output limit)."""
-    config = rt.config
     return Request(
         messages=(),
-        model=rt.model.model_id,
+        model=model_id,
         temperature=config.temperature,
         provider_options=config.provider_options,
     )
