@@ -34,6 +34,7 @@ from taor.agent.events import (
     SessionEnd,
 )
 from taor.agent.lifecycle import open_session, release
+from taor.agent.mcp import attach_mcp
 from taor.agent.policy.hooks import Hooks
 from taor.agent.record.persist import create_store, mark_last_event, reopen
 from taor.agent.record.store import TranscriptStore
@@ -62,6 +63,7 @@ from taor.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from taor.agent.commands import Command, Reply
+    from taor.tools.mcp import McpServerConfig
 
 
 class Session(SessionControl, SessionReports):
@@ -81,6 +83,7 @@ class Session(SessionControl, SessionReports):
         catalog: Catalog | None = None,
         session_id: str | None = None,
         profile: ProfileChoice = "auto",
+        mcp_servers: Sequence[McpServerConfig] = (),
     ) -> None:
         model, self._owns_model = resolve_model(model)
         environment = resolve_environment(environment)
@@ -113,6 +116,8 @@ class Session(SessionControl, SessionReports):
         self._started = False
         self._notes: tuple[str, ...] = ()
         self._opening: tuple[Event, ...] = ()  # session_start and its warnings, for late readers
+        self.mcp = attach_mcp(registry, environment, mcp_servers, self._mcp_status)
+        self._early: list[Event] = []  # MCP statuses of start-up, published after session_start
 
     @classmethod
     def recorded(
@@ -205,7 +210,8 @@ class Session(SessionControl, SessionReports):
         opening = await open_session(
             self._rt, self.profile, resumed=self._resumed, notes=self._notes
         )
-        self._opening = tuple(self._channel.publish(event) for event in opening)
+        early, self._early = self._early, []
+        self._opening = tuple(self._channel.publish(event) for event in (*opening, *early))
         if self._rt.parked is not None:  # resumed waiting for an answer: ask it again now
             self._driver.wake()
 
@@ -269,6 +275,12 @@ class Session(SessionControl, SessionReports):
         return await apply_command(self, command)
 
     # --- internals ---
+
+    def _mcp_status(self, event: Event) -> None:
+        if self._opening:
+            self._channel.publish(event)
+        else:
+            self._early.append(event)
 
     async def _release(self) -> None:
         if self.subagents is not None:

@@ -1,0 +1,29 @@
+"""MCP servers as tool sources (the official ``mcp`` SDK, the ``mcp`` extra).
+
+- ``config``: ``McpServerConfig`` (a stdio command or a streamable HTTP URL, ``${VAR}`` filled at
+  start, secrets redacted for display) and the common ``{"mcpServers": ...}`` JSON shape;
+- ``transport``: a stdio server spawned through the session's ``Environment``, or HTTP;
+- ``connection``: one live connection in a task of its own;
+- ``server``: ``McpServer``, one server as a supervised ``ToolSource`` (timeouts, restarts,
+  status reports, error results for calls its death cut short);
+- ``servers``: ``McpServers``, a session's servers started concurrently as one source;
+- ``tool`` and ``results``: a server's tool as ``mcp__SERVER__TOOL`` with effects from its hints,
+  and its results as tool output parts.
+
+Importing this package imports the SDK; ``import taor`` does not import it.
+"""
+
+from taor.tools.mcp.config import McpServerConfig, servers_from_json
+from taor.tools.mcp.server import McpServer, McpServerState
+from taor.tools.mcp.servers import McpServers
+from taor.tools.mcp.tool import McpTool, tool_name
+
+__all__ = [
+    "McpServer",
+    "McpServerConfig",
+    "McpServerState",
+    "McpServers",
+    "McpTool",
+    "servers_from_json",
+    "tool_name",
+]
