@@ -12,7 +12,9 @@ from taor.env.base import Environment
 from taor.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from taor.tools.mcp import McpServerConfig, McpServers, McpServerState
+    from taor.tools.mcp.config import McpServerConfig
+    from taor.tools.mcp.server import McpServerState
+    from taor.tools.mcp.servers import McpServers
 
 
 def attach_mcp(
@@ -24,7 +26,7 @@ def attach_mcp(
     """The servers as a source of ``registry`` (None for none)."""
     if not configs:
         return None
-    from taor.tools.mcp import McpServers
+    from taor.tools.mcp.servers import McpServers
 
     def report(state: McpServerState) -> None:
         publish(

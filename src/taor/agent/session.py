@@ -63,7 +63,7 @@ from taor.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from taor.agent.commands import Command, Reply
-    from taor.tools.mcp import McpServerConfig
+    from taor.tools.mcp.config import McpServerConfig
 
 
 class Session(SessionControl, SessionReports):

@@ -36,7 +36,7 @@ from taor.tools.registry import ToolRegistry
 from taor.tools.sources import StaticSource
 
 if TYPE_CHECKING:
-    from taor.tools.mcp import McpServerConfig
+    from taor.tools.mcp.config import McpServerConfig
 
 ProfileChoice = Profile | None | Literal["auto"]
 

@@ -112,6 +112,13 @@ def _run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--sandbox", action="store_true", default=None, help="run commands under bubblewrap"
     )
+    p.add_argument(
+        "--mcp-config",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help='MCP servers to start for this run: {"mcpServers": {NAME: {...}}} (repeatable)',
+    )
     p.add_argument("--append-system-prompt", metavar="TEXT")
     p.add_argument("--system-prompt-file", metavar="FILE")
 

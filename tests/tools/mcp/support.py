@@ -17,7 +17,7 @@ from taor.agent.events import Event
 from taor.agent.session import Session
 from taor.env.local import LocalEnvironment
 from taor.testing import ScriptedModel
-from taor.tools.mcp import McpServerConfig
+from taor.tools.mcp.config import McpServerConfig
 
 DEMO = Path(__file__).parent / "servers" / "demo.py"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from taor.agent.events import Event
 from taor.testing import ScriptedModel, text, tool_calls
-from taor.tools.mcp import McpServerConfig
+from taor.tools.mcp.config import McpServerConfig
 
 from .support import collect, demo, mcp_session, of_kind, wait_for_file
 

@@ -10,20 +10,6 @@
 - ``tool`` and ``results``: a server's tool as ``mcp__SERVER__TOOL`` with effects from its hints,
   and its results as tool output parts.
 
-Importing this package imports the SDK; ``import taor`` does not import it.
+Import from the modules: ``config`` reads settings without the SDK, which the other modules
+import; ``import taor`` imports none of them.
 """
-
-from taor.tools.mcp.config import McpServerConfig, servers_from_json
-from taor.tools.mcp.server import McpServer, McpServerState
-from taor.tools.mcp.servers import McpServers
-from taor.tools.mcp.tool import McpTool, tool_name
-
-__all__ = [
-    "McpServer",
-    "McpServerConfig",
-    "McpServerState",
-    "McpServers",
-    "McpTool",
-    "servers_from_json",
-    "tool_name",
-]

@@ -41,10 +41,10 @@ class McpServerConfig:
     name: str
     command: str = ""
     args: tuple[str, ...] = ()
-    env: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    env: Mapping[str, str] = dataclasses.field(default_factory=dict, repr=False)  # secrets
     cwd: str | None = None
     url: str = ""
-    headers: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    headers: Mapping[str, str] = dataclasses.field(default_factory=dict, repr=False)  # secrets
     startup_timeout: float = STARTUP_TIMEOUT
     call_timeout: float = CALL_TIMEOUT
     max_restarts: int = MAX_RESTARTS
