@@ -3,7 +3,8 @@
 Later wins, by server name:
 
 1. the person's ``config.toml`` (``[mcp.servers.NAME]``, and ``[mcp]``'s defaults
-   ``startup_timeout`` / ``call_timeout`` / ``max_restarts`` for every server);
+   ``startup_timeout`` / ``call_timeout`` / ``max_restarts`` for every server), then their
+   ``mcp.json`` beside it (what ``taor mcp add`` writes);
 2. the project's ``.taor/config.toml`` (``[mcp.servers.NAME]``) and ``.mcp.json``
    (``{"mcpServers": {...}}``): they start processes, so only in a folder the person trusts
    (``taor trust``, the interactive question, ``--trust``); otherwise they are held back and
@@ -27,6 +28,7 @@ from taor.errors import ConfigurationError
 from taor.tools.mcp.config import McpServerConfig, server_from_entry, servers_from_json
 
 PROJECT_JSON = ".mcp.json"
+USER_JSON = "mcp.json"
 DEFAULT_KEYS = ("startup_timeout", "call_timeout", "max_restarts")
 
 
@@ -45,6 +47,8 @@ def mcp_plan(
     defaults = {k: user_table[k] for k in DEFAULT_KEYS if k in user_table}
     chosen: dict[str, McpServerConfig] = {}
     _put(chosen, toml_servers(user_table, config_dir / "config.toml"))
+    if (config_dir / USER_JSON).is_file():
+        _put(chosen, json_file_servers(config_dir / USER_JSON))
     project = project_servers(root)
     held: list[str] = []
     if trusted:
@@ -55,6 +59,36 @@ def mcp_plan(
         _put(chosen, json_file_servers(Path(file)))
     servers = tuple(with_defaults(s, defaults) for s in chosen.values())
     return McpPlan(servers=servers, held_back=tuple(held))
+
+
+@frozen
+class Configured:
+    """A server as configured: where (``origin``: a file), and whether it is the project's."""
+
+    server: McpServerConfig
+    origin: str
+    project: bool
+
+
+def configured(root: Path, config_dir: Path) -> list[Configured]:
+    """Every server configured for ``root``, the person's first (a later one of the same name
+    wins when a run starts)."""
+    toml = config_dir / "config.toml"
+    found = [
+        Configured(server=s, origin=str(toml), project=False)
+        for s in toml_servers(mcp_table(toml), toml)
+    ]
+    user_json = config_dir / USER_JSON
+    if user_json.is_file():
+        found += [
+            Configured(server=s, origin=str(user_json), project=False)
+            for s in json_file_servers(user_json)
+        ]
+    found += [
+        Configured(server=s, origin=str(root / where), project=True)
+        for s, where in project_servers(root)
+    ]
+    return found
 
 
 def held_back_line(plan: McpPlan) -> str:
@@ -92,6 +126,10 @@ def mcp_table(path: Path) -> Mapping[str, Any]:
     unknown = sorted(set(table) - {"servers", *DEFAULT_KEYS})
     if unknown:
         raise ConfigurationError(f"{path}: unknown key(s) in [mcp]: {', '.join(unknown)}.")
+    for key in DEFAULT_KEYS:
+        value = table.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise ConfigurationError(f"{path}: [mcp] {key} must be a number of at least 0.")
     return table
 
 
