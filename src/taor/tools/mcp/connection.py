@@ -83,10 +83,13 @@ class Connection:
             self._on_tools(self.tools)
 
     async def close(self) -> None:
-        """Leave the connection (the stdio server is terminated); never raises."""
+        """Leave the connection (the stdio server is terminated); never raises. One that never
+        got ready is cancelled at once (a hanging server does not read what is sent)."""
         self._stop.set()
         for task in self._relisting:
             task.cancel()
+        if self.session is None and not self.task.done():
+            self.task.cancel()
         try:
             await asyncio.wait_for(asyncio.shield(self.task), CLOSE_GRACE)
         except (TimeoutError, asyncio.CancelledError):

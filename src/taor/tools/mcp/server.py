@@ -137,8 +137,9 @@ class McpServer:
         try:
             await asyncio.wait_for(connection.ready.wait(), self.config.startup_timeout)
         except TimeoutError:
+            self._failed(f"did not answer within {self.config.startup_timeout:g} s")
             await connection.close()
-            return self._failed(f"did not answer within {self.config.startup_timeout:g} s")
+            return False
         if connection.session is None:
             await connection.close()
             return self._failed(f"could not start: {connection.describe_end()}")
@@ -221,26 +222,15 @@ class McpServer:
             return ToolOutput.error(
                 f"MCP server {self.name} is not connected: {self.state.status}{detail}."
             )
-        request = asyncio.ensure_future(
-            session.call_tool(
+        try:
+            result = await session.call_tool(
                 remote, dict(arguments), read_timeout_seconds=self.config.call_timeout
             )
-        )
-        ended = asyncio.ensure_future(connection.ended.wait())
-        try:
-            await asyncio.wait({request, ended}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            ended.cancel()
-            if not request.done():
-                request.cancel()  # the SDK tells the server (notifications/cancelled)
-                with contextlib.suppress(BaseException):
-                    await request
-        error = None if request.cancelled() else request.exception()
-        if request.cancelled() or (error is not None and connection.ended.is_set()):
-            return await self._died_during_call(connection)
-        if error is not None:
+        except Exception as error:  # cancellation (an interrupt) goes on: the SDK tells the server
+            if connection.ended.is_set():
+                return await self._died_during_call(connection)
             return ToolOutput.error(f"MCP server {self.name}: {_explain(first_error(error))}")
-        return to_output(request.result())
+        return to_output(result)
 
     async def _died_during_call(self, connection: Connection) -> ToolOutput:
         process = connection.process
