@@ -1,5 +1,6 @@
 """MCP servers in the interactive mode: a project's ``.mcp.json`` is part of the trust question
-and starts only once trusted; ``/mcp`` shows the servers, their tools, and restarts one."""
+and starts only once trusted; ``/mcp`` shows the servers, their tools, and restarts one; a
+server's prompt is a command and ``@server:uri`` attaches a resource."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def test_a_projects_servers_wait_for_trust_then_mcp_shows_and_restarts_them(
     term.wait_for("MCP server hang did not answer within 0.5 s; going on without it")
     term.ready()
     term.send("/mcp")
-    shown = term.wait_for("0 tools", whole=False)
+    shown = term.wait_for("prompts: /mcp__demo__review", whole=False)
     assert re.search(r"demo\s+connected\s+7 tools", shown)
     assert re.search(r"hang\s+failed\s+0 tools\s+did not answer within 0.5 s", shown)
     term.send("/mcp tools demo")
@@ -43,6 +44,14 @@ def test_a_projects_servers_wait_for_trust_then_mcp_shows_and_restarts_them(
     term.send("echo hello")
     term.wait_for("Echoed it.")
     assert "echo: hello" in term.screen()
+    server.push(text("Reviewed."), text("Milk noted."))
+    term.send("/mcp__demo__review the parser")
+    term.wait_for("Reviewed.")
+    assert "Please review the parser carefully." in json.dumps(server.requests[-1].json)
+    term.send("what is in @demo:notes://today")
+    term.wait_for("Milk noted.")
+    assert "attached: demo:notes://today" in term.screen()
+    assert "buy milk" in json.dumps(server.requests[-1].json)
     term.send("/mcp restart demo")
     term.wait_for("demo: connected, 7 tools")
     term.keys("C-d")

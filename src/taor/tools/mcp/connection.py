@@ -2,7 +2,7 @@
 
 The SDK's transports and ``ClientSession`` are async context managers whose task groups must be
 entered and left in one task, so a connection runs in its own task: it connects, initializes,
-lists the tools, sets ``ready`` and then waits until it is closed or its server goes away
+lists the tools (and the prompts, when it has some), sets ``ready`` and then waits until it is closed or its server goes away
 (``ended``: the stdio server's output ended, or the connection failed). Calls are made from
 other tasks through ``session``. A ``notifications/tools/list_changed`` has the tools listed
 again and ``on_tools`` called with them.
@@ -36,6 +36,7 @@ class Connection:
         self.session: ClientSession | None = None
         self.process: Spawned | None = None
         self.tools: list[types.Tool] = []
+        self.prompts: list[types.Prompt] = []
         self.error: BaseException | None = None
         self._environment = environment
         self._on_tools = on_tools
@@ -56,6 +57,9 @@ class Connection:
                 self.process = process
                 await session.initialize()
                 self.tools = await list_tools(session)
+                capabilities = session.server_capabilities
+                if capabilities is not None and capabilities.prompts is not None:
+                    self.prompts = (await session.list_prompts()).prompts
                 self.session = session
                 self.ready.set()
                 await _first(self._stop.wait(), self.ended.wait())

@@ -1,24 +1,32 @@
 """``/mcp``: the session's MCP servers, their health and tools, and restarting one.
 
-``/mcp`` lists them (status, tool count, why one failed); ``/mcp tools NAME`` lists a
-server's tools (read-only ones marked); ``/mcp restart NAME`` connects it again (also after it
-was given up). Health changes also show as they happen (``status_line``).
+``/mcp`` lists them (status, tool count, why one failed) and their prompts; ``/mcp tools
+NAME`` lists a server's tools (read-only ones marked), ``/mcp resources NAME`` its resources;
+``/mcp restart NAME`` connects it again (also after it was given up). Health changes also show
+as they happen (``status_line``). A server's prompt is a command of its own,
+``/mcp__SERVER__PROMPT args``, whose text is sent as the input; ``@SERVER:URI`` in an input
+attaches that resource (``attach_resources``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
 
 from taor.cli.interactive.commands.command import Command
+from taor.errors import TaorError
 
 if TYPE_CHECKING:
+    from taor.agent.context.mentions import Attached
     from taor.agent.events import Event
     from taor.cli.interactive.app import Repl
+    from taor.tools.mcp.server import McpServer
     from taor.tools.mcp.servers import McpServers
 
+PROMPT_PREFIX = "mcp__"
 STYLE = {"connected": "green", "failed": "red", "exited": "yellow", "restarting": "yellow"}
 
 
@@ -37,12 +45,26 @@ async def show_mcp(repl: Repl, argument: str) -> None:
         return
     action, _, name = argument.partition(" ")
     if not action:
+        from taor.tools.mcp import extras
+
         repl.screen.print(_table(servers))
+        names = [
+            f"/{PROMPT_PREFIX}{server.name}__{p.name}"
+            for server in servers.servers.values()
+            for p in extras.prompts(server)
+        ]
+        if names:
+            repl.screen.line(f"prompts: {' '.join(names)}", "dim")
         return
     server = servers.servers.get(name.strip())
-    if action not in ("tools", "restart") or server is None:
+    if action not in ("tools", "resources", "restart") or server is None:
         known = ", ".join(servers.servers)
-        repl.screen.line(f"/mcp [tools NAME | restart NAME] (servers: {known})", "yellow")
+        repl.screen.line(
+            f"/mcp [tools NAME | resources NAME | restart NAME] (servers: {known})", "yellow"
+        )
+        return
+    if action == "resources":
+        await _resources(repl, server)
         return
     if action == "tools":
         tools = server.tools()
@@ -59,6 +81,51 @@ async def show_mcp(repl: Repl, argument: str) -> None:
         repl.screen.line(f"{server.name}: connected, {state.tools} tools", "green")
     else:
         repl.screen.line(f"{server.name}: {state.status}: {state.message}", "red")
+
+
+async def _resources(repl: Repl, server: McpServer) -> None:
+    from taor.tools.mcp import extras
+
+    try:
+        found = await extras.list_resources(server)
+    except TaorError as error:
+        repl.screen.line(f"✗ {error}", "red")
+        return
+    for resource in found:
+        repl.screen.line(
+            f"  @{server.name}:{resource.uri}  {resource.description or resource.name}"
+        )
+    if not found:
+        repl.screen.line(f"{server.name} has no resources", "dim")
+
+
+async def run_prompt(repl: Repl, name: str, argument: str) -> None:
+    """``/mcp__SERVER__PROMPT args``: the prompt's text sent as the input."""
+    server_name, _, prompt = name[len(PROMPT_PREFIX) :].partition("__")
+    servers = servers_of(repl)
+    if servers is None or server_name not in servers.servers or not prompt:
+        repl.screen.line(f"unknown command /{name}; /mcp lists the servers' prompts", "yellow")
+        return
+    try:
+        text = await servers.prompt(server_name, prompt, argument)
+    except TaorError as error:
+        repl.screen.line(f"✗ {error}", "red")
+        return
+    await repl.send(text)
+
+
+async def attach_resources(repl: Repl, attached: Attached) -> Attached:
+    """``attached`` with the ``@SERVER:URI`` resources its text names appended."""
+    servers = servers_of(repl)
+    if servers is None:
+        return attached
+    found = await servers.attach(attached.text)
+    return dataclasses.replace(
+        attached,
+        text=found.text,
+        files=(*attached.files, *found.resources),
+        problems=(*attached.problems, *found.problems),
+    )
 
 
 def _table(servers: McpServers) -> Table:
@@ -94,7 +161,7 @@ def status_line(event: Event) -> tuple[str, str] | None:
 MCP = Command(
     name="mcp",
     run=show_mcp,
-    arguments="[tools NAME | restart NAME]",
-    help="the MCP servers: status, tools, restart",
-    choices=("tools", "restart"),
+    arguments="[tools|resources|restart NAME]",
+    help="the MCP servers: status, tools, resources, prompts, restart",
+    choices=("tools", "resources", "restart"),
 )

@@ -124,6 +124,9 @@ def is_command(text: str) -> bool:
 async def run_command(repl: Repl, text: str) -> None:
     name, _, argument = text[1:].strip().partition(" ")
     command = repl.commands.get(name) or BY_NAME.get(name)
+    if command is None and name.startswith(mcp.PROMPT_PREFIX):  # a server's prompt
+        await mcp.run_prompt(repl, name, argument.strip())
+        return
     if command is None:
         reload(repl)  # a file added since
         command = repl.commands.get(name)
