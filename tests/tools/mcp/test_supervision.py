@@ -7,11 +7,15 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from taor.agent.events import Event
+from taor.agent.session import Session
+from taor.env.local import LocalEnvironment
 from taor.testing import ScriptedModel, text, tool_calls
 from taor.tools.mcp.config import McpServerConfig
 
-from .support import collect, demo, mcp_session, of_kind, wait_for_file
+from .support import collect, config, demo, mcp_session, of_kind, wait_for_file
 
 
 async def test_a_server_that_dies_on_a_call_gives_an_error_result_and_is_restarted(
@@ -108,3 +112,29 @@ async def _tool_list_changed(session) -> None:  # type: ignore[no-untyped-def]
     async for event in session.events():
         if event.kind == "mcp_server_status" and event.message == "tool list changed":
             return
+
+
+async def test_a_call_past_its_timeout_is_an_error_and_secrets_stay_out_of_the_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flag = tmp_path / "slow-flag"
+    secret = "s3cret-value-0123456789"
+    monkeypatch.setenv("DEMO_SECRET", secret)
+    server = demo("demo", call_timeout=0.5, env={"DEMO_TOKEN": "${DEMO_SECRET}"})
+    model = ScriptedModel([tool_calls(("mcp__demo__slow", {"flag": str(flag)})), text("late")])
+    path = tmp_path / "session.jsonl"
+    session = Session.recorded(
+        path,
+        model,
+        environment=LocalEnvironment(str(tmp_path)),
+        mcp_servers=[server],
+        profile=None,
+        config=config(),
+    )
+    async with session:
+        events = await collect(session, "wait")
+    (end,) = of_kind(events, "tool_call_end")
+    assert end.is_error and "timed out" in end.output.lower() and "setting" in end.output
+    await wait_for_file(flag)  # the server was told to stop (notifications/cancelled)
+    assert secret not in path.read_text() and secret not in repr(server.expanded())
+    assert server.expanded().env == {"DEMO_TOKEN": secret}
