@@ -13,6 +13,10 @@ transcript store that is closed while it waits for a permission answer is parked
 An interrupt stops the current cycle (inputs queued after it still run); ``close`` stops
 everything: the stream, every process group of the environment, queued inputs; pending calls get
 synthetic results, the store is flushed, ``session_end`` is the last event.
+
+``mcp_servers`` are started with the session, concurrently, each within its timeout, as one
+tool source (``taor.agent.mcp``); ``mcp`` is that source (None without servers), whose
+``attach`` and ``prompt`` reach their resources and prompts.
 """
 
 from __future__ import annotations

@@ -51,9 +51,9 @@ def session_from(
 ) -> tuple[Session, Model]:
     """The run's session and its model (``taor.host.compose.session.session_for``), with the
     MCP servers it may start (a project's held back in a folder not trusted: one line on
-    stderr says so)."""
+    stderr says so, unless the interactive mode asked about them)."""
     plan = mcp_plan_from(args, settings)
-    if plan.held_back:
+    if plan.held_back and not interactive:  # the interactive mode asked about them already
         print(f"taor: {held_back_line(plan)}", file=sys.stderr)
     return session_for(
         workspace(args),
