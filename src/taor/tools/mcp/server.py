@@ -23,7 +23,7 @@ from mcp import types
 from taor._records import frozen
 from taor.env.base import Environment
 from taor.errors import ConfigurationError
-from taor.tools.base import Tool, ToolContext, ToolOutput
+from taor.tools.base import Tool, ToolContext, ToolOutput, definition_of
 from taor.tools.mcp.config import McpServerConfig
 from taor.tools.mcp.connection import Connection, first_error
 from taor.tools.mcp.results import to_output
@@ -184,9 +184,22 @@ class McpServer:
         self._report("connected", "tool list changed")
 
     def _offer(self, tools: Sequence[types.Tool]) -> None:
-        self._offered = tuple(self._tool(t) for t in tools)
+        """Offer ``tools`` (one whose name or schema a provider would refuse is left out, and
+        the status says so) and tell the listeners."""
+        offered, refused = [], []
+        for tool in tools:
+            made = self._tool(tool)
+            try:
+                definition_of(made)
+            except ConfigurationError as error:
+                refused.append(str(error))
+                continue
+            offered.append(made)
+        self._offered = tuple(offered)
         for listener in self._listeners:
             listener()
+        if refused:
+            self._report(self.state.status, "left out: " + "; ".join(refused))
 
     def _tool(self, tool: types.Tool) -> McpTool:
         hints = tool.annotations
