@@ -35,8 +35,9 @@ class McpServerConfig:
     """One MCP server: a stdio ``command`` or an HTTP ``url`` (exactly one), and its timeouts.
 
     ``startup_timeout``: seconds to connect and list the tools before the session goes on
-    without it; ``call_timeout``: seconds a tool call may take; ``max_restarts``: how many times
-    a stdio server that exited is started again (with back-off) before it is given up."""
+    without it; ``call_timeout``: seconds a tool call may take (0 for either: no limit);
+    ``max_restarts``: how many times a stdio server that exited is started again (with
+    back-off) before it is given up."""
 
     name: str
     command: str = ""

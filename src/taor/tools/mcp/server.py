@@ -135,7 +135,7 @@ class McpServer:
             return False
         connection = Connection(config, self._environment, self._tools_changed)
         try:
-            await asyncio.wait_for(connection.ready.wait(), self.config.startup_timeout)
+            await asyncio.wait_for(connection.ready.wait(), self.config.startup_timeout or None)
         except TimeoutError:
             self._failed(f"did not answer within {self.config.startup_timeout:g} s")
             await connection.close()
@@ -237,7 +237,7 @@ class McpServer:
             )
         try:
             result = await session.call_tool(
-                remote, dict(arguments), read_timeout_seconds=self.config.call_timeout
+                remote, dict(arguments), read_timeout_seconds=self.config.call_timeout or None
             )
         except Exception as error:  # cancellation (an interrupt) goes on: the SDK tells the server
             if connection.ended.is_set():
