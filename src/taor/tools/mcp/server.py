@@ -75,6 +75,7 @@ class McpServer:
         self._offered: tuple[McpTool, ...] = ()
         self._listeners: list[OnChange] = []
         self._supervisor: asyncio.Task[None] | None = None
+        self._closing: set[asyncio.Task[None]] = set()  # connections given up, ending
         self._closed = False
 
     @property
@@ -119,6 +120,7 @@ class McpServer:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._supervisor
         await self._drop()
+        await asyncio.gather(*self._closing)
         self._report("closed", "")
 
     async def _drop(self) -> None:
@@ -136,9 +138,11 @@ class McpServer:
         connection = Connection(config, self._environment, self._tools_changed)
         try:
             await asyncio.wait_for(connection.ready.wait(), self.config.startup_timeout or None)
-        except TimeoutError:
+        except TimeoutError:  # ended in the background: a server deaf to SIGTERM takes 2 s more
             self._failed(f"did not answer within {self.config.startup_timeout:g} s")
-            await connection.close()
+            closing = asyncio.create_task(connection.close())
+            self._closing.add(closing)
+            closing.add_done_callback(self._closing.discard)
             return False
         if connection.session is None:
             await connection.close()
