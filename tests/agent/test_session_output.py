@@ -31,7 +31,8 @@ from taor.testing import Reply, ScriptedModel, text, tool_calls, web_search
 
 from .loop_support import assert_valid, collect, config, kinds, of, session
 
-NOT_YET_EMITTED = {"compaction", "system_prompt_changed"}  # need compaction or a profile
+# These need compaction, a profile, an MCP server (tests/tools/mcp has mcp_server_status).
+NOT_YET_EMITTED = {"compaction", "system_prompt_changed", "mcp_server_status"}
 
 
 async def rich_session() -> tuple[list[Event], Session]:

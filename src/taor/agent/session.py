@@ -13,6 +13,10 @@ transcript store that is closed while it waits for a permission answer is parked
 An interrupt stops the current cycle (inputs queued after it still run); ``close`` stops
 everything: the stream, every process group of the environment, queued inputs; pending calls get
 synthetic results, the store is flushed, ``session_end`` is the last event.
+
+``mcp_servers`` are started with the session, concurrently, each within its timeout, as one
+tool source (``taor.agent.mcp``); ``mcp`` is that source (None without servers), whose
+``attach`` and ``prompt`` reach their resources and prompts.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from taor.agent.events import (
     SessionEnd,
 )
 from taor.agent.lifecycle import open_session, release
+from taor.agent.mcp import attach_mcp
 from taor.agent.parts import CanUseTool
 from taor.agent.policy.hooks import Hooks
 from taor.agent.record.persist import create_store, mark_last_event, reopen
@@ -63,6 +68,7 @@ from taor.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from taor.agent.commands import Command, Reply
+    from taor.tools.mcp.config import McpServerConfig
 
 
 class Session(SessionControl, SessionReports):
@@ -82,6 +88,7 @@ class Session(SessionControl, SessionReports):
         catalog: Catalog | None = None,
         session_id: str | None = None,
         profile: ProfileChoice = "auto",
+        mcp_servers: Sequence[McpServerConfig] = (),
     ) -> None:
         model, self._owns_model = resolve_model(model)
         environment = resolve_environment(environment)
@@ -114,6 +121,8 @@ class Session(SessionControl, SessionReports):
         self._started = False
         self._notes: tuple[str, ...] = ()
         self._opening: tuple[Event, ...] = ()  # session_start and its warnings, for late readers
+        self.mcp = attach_mcp(registry, environment, mcp_servers, self._mcp_status)
+        self._early: list[Event] = []  # MCP statuses of start-up, published after session_start
 
     @classmethod
     def recorded(
@@ -206,7 +215,8 @@ class Session(SessionControl, SessionReports):
         opening = await open_session(
             self._rt, self.profile, resumed=self._resumed, notes=self._notes
         )
-        self._opening = tuple(self._channel.publish(event) for event in opening)
+        early, self._early = self._early, []
+        self._opening = tuple(self._channel.publish(event) for event in (*opening, *early))
         if self._rt.parked is not None:  # resumed waiting for an answer: ask it again now
             self._driver.wake()
 
@@ -270,6 +280,12 @@ class Session(SessionControl, SessionReports):
         return await apply_command(self, command)
 
     # --- internals ---
+
+    def _mcp_status(self, event: Event) -> None:
+        if self._opening:
+            self._channel.publish(event)
+        else:
+            self._early.append(event)
 
     async def _release(self) -> None:
         if self.subagents is not None:

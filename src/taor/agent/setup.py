@@ -19,9 +19,9 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from taor.agent.config import LoopDetectionConfig, SessionConfig
 from taor.agent.context.prompt.cache import PromptSettings
@@ -34,6 +34,9 @@ from taor.llm.model import Model
 from taor.tools.base import Tool
 from taor.tools.registry import ToolRegistry
 from taor.tools.sources import StaticSource
+
+if TYPE_CHECKING:
+    from taor.tools.mcp.config import McpServerConfig
 
 ProfileChoice = Profile | None | Literal["auto"]
 
@@ -49,6 +52,7 @@ class SessionOptions(TypedDict, total=False):
     can_use_tool: CanUseTool | None
     catalog: Catalog | None
     profile: ProfileChoice
+    mcp_servers: Sequence[McpServerConfig]
 
 
 def default_tools() -> list[Tool]:

@@ -29,6 +29,7 @@ SUBCOMMANDS = {
     "doctor": "taor.cli.doctor",
     "models": "taor.cli.models",
     "trust": "taor.cli.trust_cmd",
+    "mcp": "taor.cli.mcp_cmd",  # its serve is taor.mcp_server's, reached by name
     "serve": "taor.server.command",  # a front end of its own, reached by name
 }
 

@@ -22,6 +22,8 @@ rewind: taor --resume ID --rewind N puts the files back as they were before inpu
   session and forks it there (see the inputs with taor sessions show ID); add -p to go on.
 trust: a folder's own settings that could act for you (endpoints, keys, laxer permissions,
   no sandbox, hooks) apply only once you trust it: taor trust [DIR], or --trust for one run.
+mcp: MCP servers from taor mcp add|list|get|remove, [mcp.servers.NAME] in config.toml, a
+  trusted project's .mcp.json, or --mcp-config FILE; /mcp in the interactive mode.
 other commands: taor config show, taor trust [DIR | --list | --revoke [DIR]], taor sessions
   [--all], taor sessions show ID, taor doctor, taor models list, taor models install [NAME],
   taor serve [--port N] (the service, over HTTP), taor serve token create NAME [--admin]
@@ -111,6 +113,13 @@ def _run_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--sandbox", action="store_true", default=None, help="run commands under bubblewrap"
+    )
+    p.add_argument(
+        "--mcp-config",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help='MCP servers to start for this run: {"mcpServers": {NAME: {...}}} (repeatable)',
     )
     p.add_argument("--append-system-prompt", metavar="TEXT")
     p.add_argument("--system-prompt-file", metavar="FILE")

@@ -28,6 +28,8 @@ class Renderer:
     def event(self, event: Event) -> None:
         if self.format == "stream-json":
             self._line(to_json(event))
+        elif self.format == "text" and (line := mcp_problem(event)):
+            self.problem(line)
         elif self.format == "text" and self.progress:
             line = progress_line(event)
             if line:
@@ -103,3 +105,10 @@ def progress_line(event: Event) -> str | None:
 
 def stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
+
+
+def mcp_problem(event: Event) -> str | None:
+    """The one line for an MCP server that failed (shown whatever the verbosity)."""
+    if event.kind != "mcp_server_status" or event.status != "failed":
+        return None
+    return f"MCP server {event.server} {event.message}; going on without it"

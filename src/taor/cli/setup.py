@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from taor.cli.args import settings_flags
 from taor.errors import ConfigurationError
 from taor.host.compose.session import earlier_session as earlier_in
 from taor.host.compose.session import session_for
+from taor.host.mcp import McpPlan, held_back_line
 from taor.host.settings import Settings
 from taor.host.settings.project import settings_for
 from taor.llm.model import Model
@@ -47,7 +49,12 @@ def session_from(
     model: Model | None = None,
     interactive: bool = False,
 ) -> tuple[Session, Model]:
-    """The run's session and its model (``taor.host.compose.session.session_for``)."""
+    """The run's session and its model (``taor.host.compose.session.session_for``), with the
+    MCP servers it may start (a project's held back in a folder not trusted: one line on
+    stderr says so, unless the interactive mode asked about them)."""
+    plan = mcp_plan_from(args, settings)
+    if plan.held_back and not interactive:  # the interactive mode asked about them already
+        print(f"taor: {held_back_line(plan)}", file=sys.stderr)
     return session_for(
         workspace(args),
         settings,
@@ -56,4 +63,15 @@ def session_from(
         fork=args.fork,
         model=model,
         interactive=interactive,
+        mcp_servers=plan.servers,
     )
+
+
+def mcp_plan_from(args: argparse.Namespace, settings: Settings) -> McpPlan:
+    from taor.host.mcp import mcp_plan
+    from taor.host.sessions.paths import project_root
+    from taor.host.settings.project import user_config
+
+    root = project_root(workspace(args))
+    files = getattr(args, "mcp_config", None) or ()
+    return mcp_plan(root, user_config(), trusted=settings.trusted, files=files)

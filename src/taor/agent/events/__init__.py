@@ -14,6 +14,8 @@ response (Anthropic's web search, ...) shows as ``server_tool_use`` then ``serve
 as it streams; taor runs nothing for it. Commands are acknowledged: ``steer`` by
 ``steering_queued`` (then ``steering_injected`` when it reaches the model), ``follow_up`` by
 ``follow_up_queued``, ``interrupt`` by ``interrupted``, ``close`` by ``session_end``.
+An MCP server's health changes are ``mcp_server_status`` (those of start-up right after
+``session_start``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from taor.agent.events.control import (
     FollowUpQueued,
     Interrupted,
     LoopDetection,
+    McpServerStatus,
     PermissionDecision,
     PermissionRequest,
     ProcessingEnd,
@@ -80,6 +83,7 @@ Event: TypeAlias = (
     | WarningEvent
     | ErrorEvent
     | ProcessingEnd
+    | McpServerStatus
     | SessionEnd
 )
 
@@ -99,6 +103,7 @@ __all__ = [
     "Interrupted",
     "LimitName",
     "LoopDetection",
+    "McpServerStatus",
     "Numbering",
     "PermissionDecision",
     "PermissionRequest",

@@ -20,6 +20,19 @@ class SessionStart(EventBase):
 
 
 @frozen
+class McpServerStatus(EventBase):
+    """An MCP server's health changed: ``status`` is connecting, connected, failed, exited,
+    restarting or closed; ``message`` says why (never a secret); ``tools``: how many it offers."""
+
+    kind: Literal["mcp_server_status"] = "mcp_server_status"
+    server: str
+    status: str
+    message: str = ""
+    tools: int = 0
+    transport: str = "stdio"
+
+
+@frozen
 class UserInput(EventBase):
     kind: Literal["user_input"] = "user_input"
     text: str

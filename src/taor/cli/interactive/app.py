@@ -29,6 +29,7 @@ from taor.agent.record.turns import UserTurn
 from taor.agent.session import Session
 from taor.cli.interactive import shell, stopping
 from taor.cli.interactive.commands import registry
+from taor.cli.interactive.commands.mcp import attach_resources
 from taor.cli.interactive.commands.registry import is_command, run_command
 from taor.cli.interactive.events import EventView
 from taor.cli.interactive.live import Live
@@ -135,6 +136,7 @@ class Repl:
         model = self.session.model
         vision = Catalog.default().lookup(model.provider, model.model_id).vision
         attached = await attach_mentions(text, self.session.environment, images=vision)
+        attached = await attach_resources(self, attached)
         for problem in attached.problems:
             self.screen.line(f"⚠ {problem}", "yellow")
         if attached.files:

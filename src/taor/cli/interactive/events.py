@@ -198,6 +198,14 @@ class EventView(ToolCallView):
             f"⟳ retrying in {event.delay:.1f}s (attempt {event.attempt}): {cause}", "yellow"
         )
 
+    def on_mcp_server_status(self, event: Event) -> None:
+        """A server that failed, exited or came back: one line (connecting ones stay quiet)."""
+        from taor.cli.interactive.commands.mcp import status_line
+
+        line = status_line(event)
+        if line is not None:
+            self.screen.line(*line)
+
     def on_warning(self, event: WarningEvent) -> None:
         if event.code == "compaction":
             self._compacted()

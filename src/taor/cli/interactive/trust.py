@@ -16,12 +16,25 @@ from taor.host.settings.trust import TrustList
 def held_back(settings: Settings, root: Path) -> list[str]:
     """What trusting the folder would let through: its settings left out, its commands."""
     items = [str(item) for item in settings.ignored if item.reason == "untrusted"]
+    items += mcp_servers_held(root)
     commands = sorted((root / ".taor" / "commands").glob("*.md"))
     if commands:
         names = ", ".join("/" + path.stem for path in commands[:5])
         more = f" and {len(commands) - 5} more" if len(commands) > 5 else ""
         items.append(f"commands {names}{more} (.taor/commands)")
     return items
+
+
+def mcp_servers_held(root: Path) -> list[str]:
+    """The project's MCP servers (they start processes), each as ``MCP server NAME (FILE)``."""
+    from taor.errors import ConfigurationError
+    from taor.host.mcp import project_servers
+
+    try:
+        found = project_servers(root)
+    except ConfigurationError as error:  # shown when the session starts with them
+        return [f"MCP servers ({error})"]
+    return [f"MCP server {server.name} ({where})" for server, where in found]
 
 
 def question(root: Path, items: list[str]) -> str:

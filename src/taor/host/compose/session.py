@@ -5,8 +5,9 @@ limits and hooks a run gets, and where its transcript is recorded (new, continue
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from taor.agent.config import Limits, PermissionConfig, PermissionMode, SessionConfig
 from taor.agent.policy.hooks import Hooks
@@ -23,6 +24,9 @@ from taor.host.compose.model import model_from
 from taor.host.settings import Settings
 from taor.llm.model import Model
 from taor.llm.types import ReasoningEffort
+
+if TYPE_CHECKING:
+    from taor.tools.mcp.config import McpServerConfig
 
 
 def environment_from(root: Path, settings: Settings) -> Environment:
@@ -91,6 +95,7 @@ def session_for(
     fork: bool = False,
     model: Model | None = None,
     interactive: bool = False,
+    mcp_servers: Sequence[McpServerConfig] = (),
 ) -> tuple[Session, Model]:
     """The session of a run in ``cwd``, recorded on disk (new, or ``earlier_session``'s
     continued or, with ``fork``, copied), and its model (which the caller closes after the
@@ -102,7 +107,9 @@ def session_for(
     asks = interactive or settings.input_format == "stream-json"
     config = config_from(settings, interactive=asks)
     hooks = hooks_from(settings.hooks, cwd)
-    session = open_session(environment, model, config, earlier=earlier, fork=fork, hooks=hooks)
+    session = open_session(
+        environment, model, config, earlier=earlier, fork=fork, hooks=hooks, mcp_servers=mcp_servers
+    )
     return session, model
 
 
@@ -114,10 +121,13 @@ def open_session(
     earlier: Path | None = None,
     fork: bool = False,
     hooks: Hooks | None = None,
+    mcp_servers: Sequence[McpServerConfig] = (),
 ) -> Session:
     """A session recorded in this project's folder: ``earlier`` continued (or, with ``fork``,
     copied into a new one), else a new one."""
     options: SessionOptions = {"environment": environment, "config": config, "hooks": hooks}
+    if mcp_servers:
+        options["mcp_servers"] = mcp_servers
     if earlier is not None and not fork:
         return Session.resume(earlier, model, **options)
     folder = sessions.sessions_dir(Path(environment.working_directory()))

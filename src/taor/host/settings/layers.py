@@ -16,6 +16,9 @@ from taor.host.settings.schema import BY_NAME, KEYS, unknown
 # Tables of the config file that belong to another front end, read by it (``[serve]``: the
 # service's, and only from the person's own file: a project's is ignored, with a notice).
 OTHER_TABLES = ("serve",)
+# Tables read by another part of the host with rules of its own (``[mcp]``: the MCP servers,
+# ``taor.host.mcp``, whose project servers start only in a trusted folder).
+OWN_TABLES = ("mcp",)
 
 
 @frozen
@@ -49,6 +52,8 @@ def file_layer(path: Path, base: Path, *, project: bool = False) -> Layer | None
     except OSError as error:
         raise ConfigurationError(f"{path}: cannot be read: {error.strerror}") from None
     others = [name for name in OTHER_TABLES if table.pop(name, None) is not None]
+    for name in OWN_TABLES:
+        table.pop(name, None)
     ignored = [Ignored(name=f"[{name}]", source=str(path), reason="service") for name in others]
     values = _flatten(table, "", str(path))
     return Layer(

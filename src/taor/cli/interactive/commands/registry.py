@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from taor.cli.interactive.commands import custom as own
-from taor.cli.interactive.commands import info, init, session, settings
+from taor.cli.interactive.commands import info, init, mcp, session, settings
 from taor.cli.interactive.commands.command import Command
 from taor.cli.interactive.views import expanded
 
@@ -74,7 +74,7 @@ COMMANDS: tuple[Command, ...] = (
     session.CHECKPOINT,
     session.DIFF,
     Command(name="expand", run=expand, arguments="[N]", help="show a folded output whole"),
-    Command(name="mcp", run=not_yet, help="MCP servers (not available yet)"),
+    mcp.MCP,
     Command(name="voice", run=not_yet, help="voice input (not available yet)"),
     Command(name="exit", run=leave, help="close the session and quit (also Ctrl-D)"),
 )
@@ -124,6 +124,9 @@ def is_command(text: str) -> bool:
 async def run_command(repl: Repl, text: str) -> None:
     name, _, argument = text[1:].strip().partition(" ")
     command = repl.commands.get(name) or BY_NAME.get(name)
+    if command is None and name.startswith(mcp.PROMPT_PREFIX):  # a server's prompt
+        await mcp.run_prompt(repl, name, argument.strip())
+        return
     if command is None:
         reload(repl)  # a file added since
         command = repl.commands.get(name)
