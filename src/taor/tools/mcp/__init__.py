@@ -13,3 +13,5 @@
 Import from the modules: ``config`` reads settings without the SDK, which the other modules
 import; ``import taor`` imports none of them.
 """
+
+__all__: list[str] = []
