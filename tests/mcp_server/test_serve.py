@@ -1,0 +1,132 @@
+"""``taor mcp serve`` driven by the ``mcp`` SDK's own client, over stdio and streamable HTTP,
+with the fake provider server as the model: the tool, a task that writes a file, progress,
+permission requests answered through elicitation (on both protocol generations), a client
+that cannot answer, bad arguments and cancellation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp import Client
+
+from taor.mcp_server.asking import NO_ELICITATION
+from taor.testing import FakeProviderServer, text, tool_calls
+
+from .support import http, stdio
+
+WRITE = tool_calls(("shell", {"command": "echo hello > out.txt"}))
+
+
+class Progress:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        self.lines.append(message or "")
+
+
+def answering(decisions: list[str], asked: list[str]) -> Any:
+    """An elicitation callback that gives these answers in turn, and keeps the questions."""
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"decision": decisions.pop(0)})
+
+    return elicit
+
+
+def said(result: types.CallToolResult) -> str:
+    return "\n".join(part.text for part in result.content if isinstance(part, types.TextContent))
+
+
+async def test_the_tool_is_listed_and_a_task_writes_a_file_with_progress_in_sentences(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    server.push(WRITE, text("I wrote out.txt. It says hello.\nDone"))
+    progress = Progress()
+    async with Client(stdio(tmp_path, server, "--permission-mode", "bypass")) as client:
+        (tool,) = (await client.list_tools()).tools
+        assert tool.name == "run_task"
+        assert {"task", "folder", "model", "max_turns"} <= set(tool.input_schema["properties"])
+        result = await client.call_tool("run_task", {"task": "write hello"}, None, progress)
+    assert (tmp_path / "out.txt").read_text() == "hello\n"
+    assert said(result) == "I wrote out.txt. It says hello.\nDone"
+    assert not result.is_error
+    assert result.structured_content is not None
+    assert result.structured_content["stop_reason"] == "completed"
+    assert progress.lines == [
+        "shell: echo hello > out.txt",
+        "I wrote out.txt.",
+        "It says hello.",
+        "Done",
+    ]
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])  # 2026-07-28, and the handshake era
+async def test_a_permission_request_is_answered_by_elicitation(
+    tmp_path: Path, server: FakeProviderServer, mode: str
+) -> None:
+    server.push(WRITE, text("Finished."), WRITE, text("Not this time."))
+    asked: list[str] = []
+    elicit = answering(["allow", "deny"], asked)
+    async with Client(stdio(tmp_path, server), mode=mode, elicitation_callback=elicit) as client:
+        allowed = await client.call_tool("run_task", {"task": "write hello"})
+        assert said(allowed) == "Finished."
+        assert (tmp_path / "out.txt").read_text() == "hello\n"
+        (tmp_path / "out.txt").unlink()
+        denied = await client.call_tool("run_task", {"task": "write hello again"})
+    assert said(denied) == "Not this time.\n\n(denied: shell)"
+    assert not (tmp_path / "out.txt").exists()
+    assert len(asked) == 2
+    assert asked[0].splitlines()[0] == "taor wants to run shell: echo hello > out.txt"
+    assert "allow_always adds: shell(echo hello > out.txt)" in asked[0]
+
+
+async def test_a_client_without_elicitation_gets_a_denial_the_model_is_told_about(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    server.push(WRITE, text("I could not write it."))
+    async with Client(stdio(tmp_path, server)) as client:
+        result = await client.call_tool("run_task", {"task": "write hello"})
+    assert not (tmp_path / "out.txt").exists()
+    assert said(result) == "I could not write it.\n\n(denied: shell)"
+    assert NO_ELICITATION in str(server.requests[-1].json["messages"][-1])
+
+
+BAD = [
+    ({}, "task"),
+    ({"task": "go", "max_turns": 0}, "max_turns"),
+    ({"task": "go", "folder": "no/such/folder"}, "'no/such/folder' is not a directory"),
+    ({"task": "go", "model": "nonsense"}, "nonsense"),
+    ({"task": "   "}, "task is empty"),
+]
+
+
+async def test_bad_arguments_are_a_clear_tool_error(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    async with Client(stdio(tmp_path, server)) as client:
+        for arguments, says in BAD:
+            result = await client.call_tool("run_task", arguments)
+            assert result.is_error, arguments
+            assert says in said(result), said(result)
+    assert not server.requests
+
+
+async def test_over_streamable_http_with_elicitation(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    server.push(WRITE, text("Written."))
+    asked: list[str] = []
+    progress = Progress()
+    async with (
+        http(tmp_path, server) as url,
+        Client(url, elicitation_callback=answering(["allow"], asked)) as client,
+    ):
+        result = await client.call_tool("run_task", {"task": "write hello"}, None, progress)
+    assert said(result) == "Written."
+    assert (tmp_path / "out.txt").read_text() == "hello\n"
+    assert asked and "shell: echo hello > out.txt" in progress.lines
