@@ -5,9 +5,11 @@ that cannot answer, bad arguments and cancellation."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
@@ -130,3 +132,37 @@ async def test_over_streamable_http_with_elicitation(
     assert said(result) == "Written."
     assert (tmp_path / "out.txt").read_text() == "hello\n"
     assert asked and "shell: echo hello > out.txt" in progress.lines
+
+
+async def until(check: Callable[[], object], seconds: float = 30.0) -> bool:
+    """Whether ``check`` comes true within ``seconds`` (a file another process writes)."""
+    for _ in range(int(seconds / 0.05)):
+        if check():
+            return True
+        await anyio.sleep(0.05)
+    return False
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+async def test_a_cancelled_call_stops_its_task_and_the_server_goes_on(
+    tmp_path: Path, server: FakeProviderServer
+) -> None:
+    server.push(tool_calls(("shell", {"command": "echo $$ > pid; exec sleep 600"})))
+    pidfile = tmp_path / "pid"
+    async with Client(stdio(tmp_path, server, "--permission-mode", "bypass")) as client:
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as group:
+                group.start_soon(client.call_tool, "run_task", {"task": "wait"})
+                assert await until(lambda: pidfile.exists() and pidfile.read_text().strip())
+                pid = int(pidfile.read_text())
+                assert alive(pid)
+                group.cancel_scope.cancel()
+            # the session's close kills the command's process group
+            assert await until(lambda: not alive(pid))
+        assert (await client.list_tools()).tools[0].name == "run_task"
