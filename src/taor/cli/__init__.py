@@ -30,6 +30,7 @@ SUBCOMMANDS = {
     "models": "taor.cli.models",
     "trust": "taor.cli.trust_cmd",
     "serve": "taor.server.command",  # a front end of its own, reached by name
+    "voice": "taor.voice.command",  # the speech-to-text MCP server (the voice extra)
 }
 
 
