@@ -5,6 +5,7 @@ each final utterance is sent as if typed: an input, or steering while the agent 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from taor.cli.interactive.commands.command import Command
@@ -57,6 +58,8 @@ async def voice(repl: Repl, argument: str) -> None:
         repl.screen.line(controller(repl).status, "dim")
     elif action == "start":
         source = rest.strip() or "microphone"
+        if source not in SOURCES:
+            source = _file(repl, source)
         repl.screen.line(f"🎤 starting ({repl.settings.voice_command}) …", "dim")
         listening = await controller(repl).start(source)
         repl.screen.line(f"🎤 listening to {listening}; /voice stop ends it", "dim")
@@ -69,6 +72,11 @@ async def voice(repl: Repl, argument: str) -> None:
         repl.screen.line(
             "usage: /voice start [microphone|loopback|FILE], /voice status, /voice stop", "yellow"
         )
+
+
+def _file(repl: Repl, given: str) -> str:
+    """A file's path from the project's folder: the server may run anywhere."""
+    return str(repl.root / Path(given).expanduser())
 
 
 VOICE = Command(
