@@ -5,6 +5,7 @@ that cannot answer, bad arguments and cancellation."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -166,3 +167,22 @@ async def test_a_cancelled_call_stops_its_task_and_the_server_goes_on(
             # the session's close kills the command's process group
             assert await until(lambda: not alive(pid))
         assert (await client.list_tools()).tools[0].name == "run_task"
+
+
+def test_bad_flags_and_a_port_in_use_are_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from taor.mcp_server.command import run
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # no config of the person's
+
+    assert run(["--permission-mode", "reckless"]) == 2
+    assert "reckless" in capsys.readouterr().err
+    assert run(["--cwd", str(tmp_path / "nowhere")]) == 2
+    assert "is not a directory" in capsys.readouterr().err
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert run(["--http", "--port", str(port)]) == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
