@@ -35,7 +35,7 @@ ANSWER = "permission"  # the key of the one input request a round asks
 
 
 def build(defaults: Defaults, jobs: Jobs) -> MCPServer:
-    server = MCPServer("taor", version=__version__, instructions=INSTRUCTIONS)
+    server = MCPServer("taor", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     annotations = types.ToolAnnotations(
         title="Run a task with taor", destructive_hint=True, open_world_hint=True
     )

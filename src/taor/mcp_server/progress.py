@@ -18,7 +18,7 @@ from taor.agent.events import (
 )
 
 LONGEST = 300  # characters: a line longer than this is cut, with an ellipsis
-_SENTENCE_END = re.compile(r"(?<=[.!?:;])\s+|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 class Lines:

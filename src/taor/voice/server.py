@@ -61,7 +61,7 @@ class Listening:
 
 
 def build() -> MCPServer:
-    server = MCPServer("taor-voice", version=__version__)
+    server = MCPServer("taor-voice", version=__version__, log_level="WARNING")
     sessions: dict[str, Listening] = {}
 
     def session(session_id: str) -> Listening:
