@@ -18,41 +18,43 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-MODE = sys.argv[1]
-server = MCPServer("fake-stt")
-polls = 0
-renamed = MODE == "renamed"
+
+def build(mode: str) -> MCPServer:
+    """The fake, misbehaving as ``mode`` says."""
+    server = MCPServer("fake-stt", log_level="WARNING")
+    polls = 0
+    renamed = mode == "renamed"
+
+    @server.tool(name="listen" if renamed else "stt_start_session")
+    async def start(source: str) -> dict[str, str]:
+        if mode == "refuses":
+            raise ToolError("no such device: the fake refuses")
+        return {"session_id": "s1", "source": f"fake {source}"}
+
+    @server.tool(name="heard" if renamed else "stt_get_updates")
+    async def updates(session_id: str) -> dict[str, Any]:
+        nonlocal polls
+        polls += 1
+        if mode == "dies":
+            if polls > 1:
+                os._exit(3)
+            return {"events": [{"type": "utterance_partial", "text": "half a"}], "active": True}
+        if mode == "endless":
+            return {"events": [], "active": True}
+        if mode == "garbage":
+            return {"events": [{"type": "utterance_final"}], "active": True}
+        if renamed:
+            said = [{"type": "utterance_partial", "text": "hello"}]
+            said.append({"type": "utterance_final", "text": "hello there"})
+            return {"events": said if polls == 1 else [], "active": polls == 1}
+        return {"events": [], "active": False, "error": None}
+
+    @server.tool(name="hush" if renamed else "stt_stop_session")
+    async def stop(session_id: str) -> dict[str, Any]:
+        return {"events": [], "active": False}
+
+    return server
 
 
-@server.tool(name="listen" if renamed else "stt_start_session")
-async def start(source: str) -> dict[str, str]:
-    if MODE == "refuses":
-        raise ToolError("no such device: the fake refuses")
-    return {"session_id": "s1", "source": f"fake {source}"}
-
-
-@server.tool(name="heard" if renamed else "stt_get_updates")
-async def updates(session_id: str) -> dict[str, Any]:
-    global polls
-    polls += 1
-    if MODE == "dies":
-        if polls > 1:
-            os._exit(3)
-        return {"events": [{"type": "utterance_partial", "text": "half a"}], "active": True}
-    if MODE == "endless":
-        return {"events": [], "active": True}
-    if MODE == "garbage":
-        return {"events": [{"type": "utterance_final"}], "active": True}
-    if renamed:
-        said = [{"type": "utterance_partial", "text": "hello"}]
-        said.append({"type": "utterance_final", "text": "hello there"})
-        return {"events": said if polls == 1 else [], "active": polls == 1}
-    return {"events": [], "active": False, "error": None}
-
-
-@server.tool(name="hush" if renamed else "stt_stop_session")
-async def stop(session_id: str) -> dict[str, Any]:
-    return {"events": [], "active": False}
-
-
-server.run()
+if __name__ == "__main__":
+    build(sys.argv[1]).run()

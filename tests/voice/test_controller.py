@@ -5,18 +5,22 @@ dies, hears nothing, answers garbage, refuses, or names its tools otherwise."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from mcp import Client
 
 from taor.agent.session import Session
 from taor.env.memory import MemoryEnvironment
 from taor.testing import ScriptedModel, text
-from taor.voice.client import connect
-from taor.voice.controller import Voice, VoiceTools
+from taor.voice.client import ClientTools, connect
+from taor.voice.controller import Connect, Voice, VoiceTools
 from taor.voice.sources import VoiceError
 
+from .fake_stt import build
 from .support import HEARD, spoken
 
 FAKE = Path(__file__).with_name("fake_stt.py")
@@ -45,8 +49,18 @@ class Heard:
         self.done.set()
 
 
-def fake(mode: str) -> str:
-    return f"{sys.executable} {FAKE} {mode}"
+def fake(mode: str) -> Connect:
+    """The fake server in this process (the SDK's in-memory transport); ``dies`` in a process
+    of its own, which exits."""
+    if mode == "dies":
+        return connect(f"{sys.executable} {FAKE} {mode}")
+
+    @contextlib.asynccontextmanager
+    async def connected() -> AsyncIterator[ClientTools]:
+        async with Client(build(mode)) as client:
+            yield ClientTools(client)
+
+    return connected
 
 
 async def test_speech_from_a_file_reaches_the_model_as_a_prompt(tmp_path: Path) -> None:
@@ -78,7 +92,7 @@ async def test_a_server_that_misbehaves_ends_voice_mode_with_one_message(
     mode: str, reason: str
 ) -> None:
     heard = Heard()
-    voice = Voice(connect(fake(mode)), heard)
+    voice = Voice(fake(mode), heard)
     assert await voice.start("microphone") == "fake microphone"
     await asyncio.wait_for(heard.done.wait(), 60)
     assert heard.end is not None
@@ -89,7 +103,7 @@ async def test_a_server_that_misbehaves_ends_voice_mode_with_one_message(
 
 async def test_a_refused_start_is_an_error_and_voice_stays_off() -> None:
     heard = Heard()
-    voice = Voice(connect(fake("refuses")), heard)
+    voice = Voice(fake("refuses"), heard)
     with pytest.raises(VoiceError, match="no such device: the fake refuses"):
         await voice.start("microphone")
     assert not voice.on and heard.end is None
@@ -97,7 +111,7 @@ async def test_a_refused_start_is_an_error_and_voice_stays_off() -> None:
 
 async def test_stop_ends_it() -> None:
     heard = Heard()
-    voice = Voice(connect(fake("endless")), heard)
+    voice = Voice(fake("endless"), heard)
     await voice.start("microphone")
     assert voice.on
     await voice.stop()
@@ -107,7 +121,7 @@ async def test_stop_ends_it() -> None:
 async def test_the_tool_names_are_settings() -> None:
     heard = Heard()
     tools = VoiceTools(start="listen", updates="heard", stop="hush")
-    voice = Voice(connect(fake("renamed")), heard, tools)
+    voice = Voice(fake("renamed"), heard, tools)
     await voice.start("loopback")
     await asyncio.wait_for(heard.done.wait(), 60)
     assert heard.partials == ["hello"] and heard.finals == ["hello there"]

@@ -16,8 +16,8 @@ from typing import Any, TextIO
 from taor.voice.sources import VoiceError
 
 
-class StdioTools:
-    """``call_tool`` over a connected ``mcp.Client``."""
+class ClientTools:
+    """``call_tool`` over a connected ``mcp.Client`` (of any transport)."""
 
     def __init__(self, client: Any) -> None:
         self._client = client
@@ -57,11 +57,11 @@ def _devnull() -> TextIO:
     return open(os.devnull, "w")  # closed by the caller's with
 
 
-def connect(line: str) -> Callable[[], AbstractAsyncContextManager[StdioTools]]:
+def connect(line: str) -> Callable[[], AbstractAsyncContextManager[ClientTools]]:
     command = command_of(line)
 
     @contextlib.asynccontextmanager
-    async def connected() -> AsyncIterator[StdioTools]:
+    async def connected() -> AsyncIterator[ClientTools]:
         from mcp import Client, StdioServerParameters
 
         params = StdioServerParameters(command=command[0], args=command[1:])
@@ -69,6 +69,6 @@ def connect(line: str) -> Callable[[], AbstractAsyncContextManager[StdioTools]]:
 
         with _devnull() as quiet:  # its log lines would break into the prompt
             async with Client(stdio_client(params, errlog=quiet)) as client:
-                yield StdioTools(client)
+                yield ClientTools(client)
 
     return connected
