@@ -15,9 +15,14 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
+from taor.mcp_server.app import build
 from taor.mcp_server.asking import NO_ELICITATION
+from taor.mcp_server.command import flags, parser
+from taor.mcp_server.job import Jobs
+from taor.mcp_server.task import Defaults
 from taor.testing import FakeProviderServer, text, tool_calls
 
+from ..cli.support import environ, local
 from .support import http, stdio
 
 WRITE = tool_calls(("shell", {"command": "echo hello > out.txt"}))
@@ -109,9 +114,14 @@ BAD = [
 
 
 async def test_bad_arguments_are_a_clear_tool_error(
-    tmp_path: Path, server: FakeProviderServer
+    tmp_path: Path, server: FakeProviderServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with Client(stdio(tmp_path, server)) as client:
+    """The server in this process (the SDK's in-memory transport): the same tool, composing
+    the same sessions, without a process start."""
+    for name, value in environ(tmp_path).items():
+        monkeypatch.setenv(name, value)
+    defaults = Defaults(flags=flags(parser().parse_args(local(server))), folder=tmp_path)
+    async with Client(build(defaults, Jobs())) as client:
         for arguments, says in BAD:
             result = await client.call_tool("run_task", arguments)
             assert result.is_error, arguments
