@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from taor.testing import FakeProviderServer, text
+from taor.testing import FakeProviderServer, text, tool_calls
 
 from ...voice.support import HEARD, spoken
 from .conftest import Start
@@ -44,3 +44,22 @@ def test_a_voice_server_that_cannot_start_is_one_line(start: Start) -> None:
     term.wait_for("usage: /voice start [microphone|loopback|FILE]")
     term.keys("C-d")
     assert term.exit_code() == 0
+
+
+def test_what_is_heard_while_the_agent_works_steers_it(
+    start: Start, server: FakeProviderServer, tmp_path: Path
+) -> None:
+    pytest.importorskip("pocketsphinx")
+    said = spoken(tmp_path / "work")
+    wait = "until [ -e go ]; do sleep 0.1; done"  # the agent works until the test says go
+    server.push(tool_calls(("shell", {"command": wait, "timeout": 120})), text("Noted."))
+    term = start("--permission-mode", "bypass")
+    term.wait_for(PROMPT_READY)
+    term.send("wait a little")
+    term.wait_for("until [ -e go ]", whole=False)
+    term.send(f"/voice start {said.name}")
+    term.wait_for(f"🎤 {HEARD}", timeout=60)
+    (tmp_path / "work" / "go").touch()
+    term.wait_for("Noted.", timeout=60)
+    assert len(server.requests) == 2  # no input of its own: it joined the running one
+    assert HEARD in str(server.requests[1].json["messages"][-1])
