@@ -21,7 +21,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from taor._version import __version__
-from taor.voice.engine import Recognizer
+from taor.voice.engine import Recognizer, Utterance
 from taor.voice.sources import VoiceError, open_source
 
 
@@ -47,13 +47,17 @@ class Listening:
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
 
+    def _keep(self, heard: list[Utterance]) -> None:
+        """Added to the list a poll takes now (never ``+=`` across an await: a poll in between
+        would get the list it had taken extended again)."""
+        self.updates.extend(utterance.as_json() for utterance in heard)
+
     async def _listen(self, audio: Any) -> None:
         try:
             recognizer = await asyncio.to_thread(Recognizer)
             async for chunk in audio:
-                heard = await asyncio.to_thread(recognizer.feed, chunk)
-                self.updates += [utterance.as_json() for utterance in heard]
-            self.updates += [u.as_json() for u in await asyncio.to_thread(recognizer.finish)]
+                self._keep(await asyncio.to_thread(recognizer.feed, chunk))
+            self._keep(await asyncio.to_thread(recognizer.finish))
         except VoiceError as error:
             self.error = str(error)
         except Exception as error:  # the engine or the device failed: the client is told
