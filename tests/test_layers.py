@@ -15,7 +15,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 
 # Each layer may import the layers listed before it (and itself); never one after it.
 # ``taor.errors``, ``taor._*`` and ``taor`` itself sit under every layer.
-LAYERS = ("llm", "env", "tools", "agent", "host", "build")
+LAYERS = ("llm", "env", "tools", "agent", "host", "build", "voice")
 FRONT_ENDS = ("cli", "server", "mcp_server")
 BASE = ("errors", "_lazy", "_private", "_records", "_version")
 

@@ -31,6 +31,7 @@ SUBCOMMANDS = {
     "trust": "taor.cli.trust_cmd",
     "mcp": "taor.cli.mcp_cmd",  # its serve is taor.mcp_server's, reached by name
     "serve": "taor.server.command",  # a front end of its own, reached by name
+    "voice": "taor.voice.command",  # the speech-to-text MCP server (the voice extra)
 }
 
 

@@ -139,3 +139,15 @@ def test_an_untrusted_projects_deny_rules_and_limits_apply_and_allow_rules_do_no
     s = settings(tmp_path, '[permissions]\nallow = ["read_file"]\n', project, trusted=False)
     assert (s.allow, s.deny, s.max_turns) == (("read_file",), ("shell(rm*)",), 3)
     assert [(i.name, i.reason) for i in s.ignored] == [("permissions.allow", "untrusted")]
+
+
+def test_an_untrusted_project_may_name_the_voice_tools_but_not_start_a_voice_server(
+    tmp_path: Path,
+) -> None:
+    project = '[voice]\ncommand = "./listen.sh"\nstart_tool = "listen"\n'
+    untrusted = settings(tmp_path, project=project, trusted=False)
+    assert untrusted.voice_command == "taor voice serve"  # the default: nothing of the project's
+    assert untrusted.voice_start_tool == "listen"
+    assert [i.name for i in untrusted.ignored] == ["voice.command"]
+    trusted = settings(tmp_path / "again", project=project)
+    assert (trusted.voice_command, trusted.voice_updates_tool) == ("./listen.sh", "stt_get_updates")

@@ -20,6 +20,7 @@ from argparse import Namespace
 from collections.abc import Awaitable
 from logging import Logger
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from platformdirs import user_config_dir
 from prompt_toolkit.application import get_app_or_none
@@ -46,6 +47,9 @@ from taor.host import sessions
 from taor.host.settings import Settings
 from taor.llm.catalog import Catalog
 from taor.llm.model import Model
+
+if TYPE_CHECKING:
+    from taor.voice.controller import Voice
 
 TICK = 0.1  # seconds between redraws of the spinners while the agent works
 RENEWING = ("/exit", "/quit", "/clear", "/session")  # need no new session for an ended one
@@ -77,6 +81,7 @@ class Repl:
         self.shell_task: asyncio.Task[None] | None = None  # a ``!command`` running
         self.shell_notes: list[str] = []  # ``!command`` outputs for the model's next input
         self.picker: Picker | None = None  # a list to pick from, shown above the prompt
+        self.voice: Voice | None = None  # voice input, once /voice has been used
         self._leaving = False
         self._reader: asyncio.Task[None] | None = None
 
@@ -256,6 +261,8 @@ class Repl:
             await self._reader  # up to session_end
 
     async def _close(self) -> None:
+        if self.voice is not None:
+            await self.voice.stop()
         session = self.session
         await self._end(session)
         for model in self.models:

@@ -96,6 +96,8 @@ def message(repl: Repl) -> StyleAndTextTuples:
         mark = ("class:ask", "pick › ")
     if app.is_done:
         return [mark]
+    if repl.voice is not None and repl.voice.partial:  # what voice input is hearing now
+        mark = (mark[0], f"{mark[1]}🎤 {repl.voice.partial} … ")
     size = app.output.get_size()
     room = max(3, size.rows - 6)
     if repl.picker is not None:

@@ -87,7 +87,10 @@ def _refused(
 
 def _acts(key: Key, value: Any, so_far: Mapping[str, Any]) -> bool:
     """Whether the setting could act for the person: redirect a key, loosen a rule, run code."""
-    if key.name in ("base_url", "permissions.allow") or key.kind in ("secret", "hooks"):
+    if key.name in ("base_url", "permissions.allow", "voice.command") or key.kind in (
+        "secret",
+        "hooks",
+    ):
         return True
     if key.name == "permissions.mode":
         current = so_far.get(key.field, "default")

@@ -48,6 +48,10 @@ class Settings:
     tool_output_limits: Mapping[str, int] = field(default_factory=dict)
     tool_line_limits: Mapping[str, int] = field(default_factory=dict)
     hooks: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
+    voice_command: str = "taor voice serve"
+    voice_start_tool: str = "stt_start_session"
+    voice_updates_tool: str = "stt_get_updates"
+    voice_stop_tool: str = "stt_stop_session"
     anthropic_key: str | None = None
     openai_key: str | None = None
     gemini_key: str | None = None

@@ -114,6 +114,11 @@ KEYS: tuple[Key, ...] = (
     Key(name="tool_output_limits", field="tool_output_limits", kind="limits"),
     Key(name="tool_line_limits", field="tool_line_limits", kind="limits"),
     Key(name="hooks", field="hooks", kind="hooks"),
+    # Voice input (/voice): the speech-to-text MCP server's command and its tools' names.
+    Key(name="voice.command", field="voice_command", kind="str"),
+    Key(name="voice.start_tool", field="voice_start_tool", kind="str"),
+    Key(name="voice.updates_tool", field="voice_updates_tool", kind="str"),
+    Key(name="voice.stop_tool", field="voice_stop_tool", kind="str"),
     Key(name="keys.anthropic", field="anthropic_key", kind="secret"),
     Key(name="keys.openai", field="openai_key", kind="secret"),
     Key(name="keys.gemini", field="gemini_key", kind="secret"),

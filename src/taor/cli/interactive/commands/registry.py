@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from taor.cli.interactive.commands import custom as own
-from taor.cli.interactive.commands import info, init, mcp, session, settings
+from taor.cli.interactive.commands import info, init, mcp, session, settings, voice
 from taor.cli.interactive.commands.command import Command
 from taor.cli.interactive.views import expanded
 
@@ -56,10 +56,6 @@ async def leave(repl: Repl, argument: str) -> None:
     repl.exit()
 
 
-async def not_yet(repl: Repl, argument: str) -> None:
-    repl.screen.line("not available yet: taor has no MCP servers or voice input so far", "yellow")
-
-
 COMMANDS: tuple[Command, ...] = (
     Command(name="help", run=show_help, help="the commands and keys"),
     init.INIT,
@@ -75,7 +71,7 @@ COMMANDS: tuple[Command, ...] = (
     session.DIFF,
     Command(name="expand", run=expand, arguments="[N]", help="show a folded output whole"),
     mcp.MCP,
-    Command(name="voice", run=not_yet, help="voice input (not available yet)"),
+    voice.VOICE,
     Command(name="exit", run=leave, help="close the session and quit (also Ctrl-D)"),
 )
 BY_NAME = {command.name: command for command in COMMANDS} | {"quit": COMMANDS[-1]}
