@@ -30,6 +30,8 @@ SUBCOMMANDS = {
     "models": "taor.cli.models",
     "trust": "taor.cli.trust_cmd",
     "serve": "taor.server.command",  # a front end of its own, reached by name
+    "worker": "taor.server.spread.command",  # the service's runs, across machines
+    "workers": "taor.server.spread.listing",
 }
 
 

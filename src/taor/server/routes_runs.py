@@ -163,7 +163,7 @@ async def answer(
     record = await record_of(service, run_id, user)
     if record.status != "awaiting_permission":
         raise HTTPException(409, f"run {run_id} is {record.status}: it awaits no permission answer")
-    if request_id not in {p.request_id for p in service.manager.pending(run_id)}:
+    if request_id not in {p.request_id for p in await service.manager.pending_of(run_id)}:
         raise HTTPException(404, f"run {run_id} has no pending permission request {request_id}")
     command = Answer(request_id=request_id, decision=body.decision, message=body.message)
     return await _command(request, run_id, user, command)
