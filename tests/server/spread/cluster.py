@@ -170,3 +170,12 @@ def kinds(seen: list[tuple[int, str, str]]) -> list[str]:
 
 def data_of(seen: list[tuple[int, str, str]], kind: str) -> list[dict[str, Any]]:
     return [json.loads(data) for _, k, data in seen if k == kind]
+
+
+async def asked(http: httpx2.AsyncClient, run_id: str) -> str:
+    """The id of the first permission request on the run's stream."""
+    async with http.sse(f"/runs/{run_id}/events") as source:
+        async for message in source:
+            if message.event == "permission_request":
+                return str(json.loads(message.data)["request_id"])
+    raise AssertionError(f"{run_id} asked nothing")

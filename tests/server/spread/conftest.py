@@ -74,7 +74,7 @@ def marker(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def model(marker: Path) -> Iterator[FakeProviderServer]:
-    with FakeProviderServer(default=scripted(marker), record=False) as server:
+    with FakeProviderServer(default=scripted(marker)) as server:
         yield server
 
 
