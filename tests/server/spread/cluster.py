@@ -4,10 +4,12 @@ would; and the model's replies for its runs."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 import subprocess
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,7 +68,7 @@ class Cluster:
 
     def configure(self) -> None:
         self.home.configure(
-            "[serve]\nport = 0\nsandbox = false\n"
+            "[serve]\nport = 0\nsandbox = false\nworkers = 25\n"
             f'model = "openai-compat:m"\nbase_url = "{self.model.url}"\n'
             f'data_dir = "{self.data}"\nworker_timeout = {TIMEOUT}\n'
             f'redis_url = "{self.redis.url}"\ndatabase_url = "{self.database}"\n'
@@ -103,6 +105,11 @@ class Cluster:
         self.names.append(first.split()[2].rstrip(":"))
         return process
 
+    def ensure(self, *, workers: int) -> None:
+        """Start workers until ``workers`` of them live."""
+        while sum(process.poll() is None for process in self.workers) < workers:
+            self.start_worker()
+
     def holder(self, run_id: str) -> subprocess.Popen[str]:
         """The worker process whose heartbeat says it holds ``run_id``."""
         for process, name in zip(self.workers, self.names, strict=True):
@@ -123,7 +130,9 @@ class Cluster:
             process.send_signal(signal.SIGTERM)
         for process in [*self.workers, *(p for p, _ in self.apis)]:
             try:
-                process.communicate(timeout=30)
+                _, err = process.communicate(timeout=30)
+                if err and "Traceback" in err:
+                    print(err)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.communicate()
@@ -142,6 +151,9 @@ async def create(http: httpx2.AsyncClient, prompt: str, **body: Any) -> str:
     return str(answer.json()["id"])
 
 
+drops: list[str] = []  # the runs whose stream dropped (to see why, should it happen)
+
+
 async def follow(http: httpx2.AsyncClient, run_id: str) -> list[tuple[int, str, str]]:
     """Every (number, kind, data) the run's SSE stream sends, as sent (a number sent twice
     shows twice), reconnecting with ``Last-Event-ID`` until the run has ended."""
@@ -149,10 +161,14 @@ async def follow(http: httpx2.AsyncClient, run_id: str) -> list[tuple[int, str, 
     ended = False
     while True:
         headers = {"last-event-id": str(seen[-1][0])} if seen else {}
-        async with http.sse(f"/runs/{run_id}/events", headers=headers) as source:
-            assert source.response.status_code == 200
-            async for message in source:
-                seen.append((int(message.id), message.event, message.data))
+        try:
+            async with http.sse(f"/runs/{run_id}/events", headers=headers) as source:
+                assert source.response.status_code == 200
+                async for message in source:
+                    seen.append((int(message.id), message.event, message.data))
+        except httpx2.TransportError:  # as a client does: back from the last number
+            drops.append(run_id)
+            continue
         if ended:
             return seen
         ended = (await http.get(f"/runs/{run_id}")).json()["status"] in ENDED
@@ -179,3 +195,9 @@ async def asked(http: httpx2.AsyncClient, run_id: str) -> str:
             if message.event == "permission_request":
                 return str(json.loads(message.data)["request_id"])
     raise AssertionError(f"{run_id} asked nothing")
+
+
+async def eventually(check: Callable[[], bool]) -> None:
+    """Wait until ``check()`` holds (what it looks at is another process's: a file)."""
+    while not check():  # noqa: ASYNC110  (nothing here to await: another process writes it)
+        await asyncio.sleep(0.05)

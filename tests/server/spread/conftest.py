@@ -5,7 +5,6 @@ PostgreSQL server (one of each for the session), ``taor serve --redis`` API proc
 from __future__ import annotations
 
 import contextlib
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,42 +50,54 @@ def postgres_server() -> Iterator[PostgresServer]:
         server.remove()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def redis(redis_server: RedisServer) -> RedisServer:
-    """The session's Redis, emptied (and running: a test may have stopped it)."""
+    """The session's Redis, emptied for the module (and running: a test may have stopped it)."""
     if redis_server.process is None or redis_server.process.poll() is not None:
         redis_server.start()
     redis_server.command("FLUSHALL")
     return redis_server
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def database(postgres_server: PostgresServer) -> str:
     """A new PostgreSQL database's URL."""
     return postgres_server.new_database()
 
 
-@pytest.fixture
-def marker(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def marker(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The file the runs' tool calls append to: one line per call carried out."""
-    return tmp_path / "calls.txt"
+    return tmp_path_factory.mktemp("marker") / "calls.txt"
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def model(marker: Path) -> Iterator[FakeProviderServer]:
     with FakeProviderServer(default=scripted(marker)) as server:
         yield server
 
 
-@pytest.fixture
-def cluster(
-    tmp_path: Path, redis: RedisServer, database: str, model: FakeProviderServer
+@pytest.fixture(scope="module")
+def spread(
+    tmp_path_factory: pytest.TempPathFactory,
+    redis: RedisServer,
+    database: str,
+    model: FakeProviderServer,
 ) -> Iterator[Cluster]:
-    """2 API processes and 2 workers over ``redis`` and ``database``; ``model`` answers."""
-    shutil.rmtree(tmp_path / "home", ignore_errors=True)
-    made = Cluster(Home(tmp_path / "home"), redis=redis, database=database, model=model)
+    """2 API processes and 2 workers over ``redis`` and ``database``; ``model`` answers (one
+    set for a module: starting them is most of a test's time)."""
+    made = Cluster(
+        Home(tmp_path_factory.mktemp("home")), redis=redis, database=database, model=model
+    )
     try:
         made.start(apis=2, workers=2)
         yield made
     finally:
         made.stop()
+
+
+@pytest.fixture
+def cluster(spread: Cluster) -> Cluster:
+    """The module's cluster, with 2 live workers (a test before may have killed one)."""
+    spread.ensure(workers=2)
+    return spread

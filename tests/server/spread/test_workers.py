@@ -5,9 +5,10 @@ death costing a run no event and no tool call run twice."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
-from .cluster import Cluster, asked, create, data_of, follow, kinds, status
+from .cluster import Cluster, asked, create, data_of, eventually, follow, kinds, status
 
 
 def calls(marker: Path) -> list[str]:
@@ -25,7 +26,7 @@ async def test_a_run_is_carried_out_by_a_worker_and_followed_on_either_api(
     assert one == two
     assert [seq for seq, _, _ in one] == list(range(1, len(one) + 1))
     assert kinds(one)[0] == "session_start" and kinds(one)[-1] == "session_end"
-    assert calls(marker) == ["r1"]
+    assert calls(marker).count("r1") == 1
 
 
 async def test_a_worker_killed_mid_tool_call_the_run_moves_and_the_call_is_not_run_again(
@@ -34,15 +35,15 @@ async def test_a_worker_killed_mid_tool_call_the_run_moves_and_the_call_is_not_r
     async with cluster.client(0) as first, cluster.client(1) as second:
         run_id = await create(first, "count slow k1", permission_mode="bypass")
         watching = asyncio.create_task(follow(second, run_id))
-        while calls(marker) != ["k1"]:  # the call runs (and sleeps)
-            await asyncio.sleep(0.05)
+        await eventually(lambda: "k1" in calls(marker))  # the call runs (and sleeps)
         cluster.kill(cluster.holder(run_id))
         seen = await watching
         done = await status(first, run_id)
     assert done["status"] == "finished", done
     assert [seq for seq, _, _ in seen] == list(range(1, len(seen) + 1))  # each once, in order
-    assert calls(marker) == ["k1"]  # run once, never again
-    told = [r for request in cluster.model.requests for r in request.tool_results]
+    assert calls(marker).count("k1") == 1  # run once, never again
+    requests = [q for q in cluster.model.requests if "slow k1" in json.dumps(q.json)]
+    told = [result for request in requests for result in request.tool_results]
     assert told and "interrupt" in told[-1].lower(), told  # the model was told
     assert len(data_of(seen, "tool_call_start")) == 1
     assert kinds(seen)[-1] == "session_end"
@@ -53,16 +54,34 @@ async def test_a_worker_killed_while_a_person_is_asked_the_answer_sent_after_app
 ) -> None:
     async with cluster.client(0) as first, cluster.client(1) as second:
         run_id = await create(first, "count p1")
-        while (await status(first, run_id))["status"] != "awaiting_permission":
-            await asyncio.sleep(0.05)
+        request_id = await asked(second, run_id)
         cluster.kill(cluster.holder(run_id))
         watching = asyncio.create_task(follow(second, run_id))
-        request_id = await asked(second, run_id)
         answer = await second.post(
             f"/runs/{run_id}/permissions/{request_id}", json={"decision": "allow"}
         )
         assert answer.status_code == 202, answer.text
         seen = await watching
         assert (await status(first, run_id))["status"] == "finished"
-    assert calls(marker) == ["p1"]  # allowed after the move, run once
+    assert calls(marker).count("p1") == 1  # allowed after the move, run once
     assert [seq for seq, _, _ in seen] == list(range(1, len(seen) + 1))
+
+
+async def test_50_concurrent_runs_over_2_workers_every_event_once_in_order(
+    cluster: Cluster, marker: Path
+) -> None:
+    async with cluster.client(0) as first, cluster.client(1) as second:
+        apis = [first, second]
+        ids = await asyncio.gather(
+            *(create(apis[n % 2], f"count c{n}", permission_mode="bypass") for n in range(50))
+        )
+        streams = await asyncio.gather(
+            *(follow(apis[(n + 1) % 2], run_id) for n, run_id in enumerate(ids))
+        )
+        states = await asyncio.gather(*(status(first, run_id) for run_id in ids))
+    assert [state["status"] for state in states] == ["finished"] * 50
+    for seen in streams:
+        assert [seq for seq, _, _ in seen] == list(range(1, len(seen) + 1))
+        assert kinds(seen)[-1] == "session_end"
+    done = calls(marker)
+    assert all(done.count(f"c{n}") == 1 for n in range(50))
