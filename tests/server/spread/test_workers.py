@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 from pathlib import Path
 
 from .cluster import Cluster, asked, create, data_of, eventually, follow, kinds, status
@@ -85,3 +86,41 @@ async def test_50_concurrent_runs_over_2_workers_every_event_once_in_order(
         assert kinds(seen)[-1] == "session_end"
     done = calls(marker)
     assert all(done.count(f"c{n}") == 1 for n in range(50))
+
+
+async def test_sigterm_on_a_worker_hands_its_run_to_another_nothing_repeated(
+    cluster: Cluster, marker: Path
+) -> None:
+    async with cluster.client(0) as first, cluster.client(1) as second:
+        run_id = await create(first, "count slow t1", permission_mode="bypass")
+        watching = asyncio.create_task(follow(second, run_id))
+        await eventually(lambda: "t1" in calls(marker))
+        holder = cluster.holder(run_id)
+        holder.send_signal(signal.SIGTERM)
+        assert holder.wait(timeout=60) == 0
+        seen = await watching
+        assert (await status(first, run_id))["status"] == "finished"
+    assert calls(marker).count("t1") == 1
+    assert [seq for seq, _, _ in seen] == list(range(1, len(seen) + 1))
+    assert kinds(seen).count("session_start") == 2  # a session here, then one on the other
+
+
+async def test_redis_restarted_mid_run_and_connections_killed_nothing_lost(
+    cluster: Cluster, marker: Path
+) -> None:
+    async with cluster.client(0) as first, cluster.client(1) as second:
+        run_id = await create(first, "count r2")
+        request_id = await asked(second, run_id)
+        watching = asyncio.create_task(follow(second, run_id))
+        cluster.redis.restart()  # (AOF on: what was written is read back)
+        answer = await first.post(
+            f"/runs/{run_id}/permissions/{request_id}", json={"decision": "allow"}
+        )
+        assert answer.status_code == 202, answer.text
+        cluster.redis.command("CLIENT", "KILL", "TYPE", "normal")  # every connection dropped
+        seen = await watching
+        assert (await status(first, run_id))["status"] == "finished"
+        again = await follow(first, run_id)  # from the start, on the other API process
+    assert calls(marker).count("r2") == 1
+    assert [seq for seq, _, _ in seen] == list(range(1, len(seen) + 1))
+    assert again == seen
