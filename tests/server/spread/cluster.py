@@ -35,7 +35,8 @@ def counting(marker: Path, tag: str, *, sleep: float = 0) -> ToolCall:
 
 def scripted(marker: Path) -> Any:
     """The model of every run: a first request (the prompt alone) calls the counting tool
-    tagged with the prompt's last word (sleeping 20 s after when the prompt says "slow");
+    tagged with the prompt's last word (sleeping 20 s after when the prompt says "slow", 3 s
+    when it says "nap");
     any later one answers in text."""
 
     def reply(request: RecordedRequest) -> Reply:
@@ -45,7 +46,8 @@ def scripted(marker: Path) -> Any:
             if isinstance(content, list):
                 content = " ".join(part.get("text", "") for part in content)
             tag = str(content).split()[-1]
-            return tool_calls(counting(marker, tag, sleep=20 if "slow" in content else 0))
+            sleep = 20 if "slow" in content else 3 if "nap" in content else 0
+            return tool_calls(counting(marker, tag, sleep=sleep))
         return text("Done.")
 
     return reply

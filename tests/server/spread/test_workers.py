@@ -10,6 +10,7 @@ import signal
 from pathlib import Path
 
 from .cluster import Cluster, asked, create, data_of, eventually, follow, kinds, status
+from .servers import PostgresServer
 
 
 def calls(marker: Path) -> list[str]:
@@ -124,3 +125,30 @@ async def test_redis_restarted_mid_run_and_connections_killed_nothing_lost(
     assert calls(marker).count("r2") == 1
     assert [seq for seq, _, _ in seen] == list(range(1, len(seen) + 1))
     assert again == seen
+
+
+async def test_postgresql_down_new_runs_are_503_a_running_run_goes_on_and_is_written_later(
+    cluster: Cluster, marker: Path, postgres_server: PostgresServer
+) -> None:
+    async with cluster.client(0) as first, cluster.client(1) as second:
+        run_id = await create(first, "count nap d1", permission_mode="bypass")
+        await eventually(lambda: "d1" in calls(marker))
+        postgres_server.stop()
+        try:
+            refused = await second.post("/runs", json={"prompt": "count d2"})
+            assert refused.status_code == 503, refused.text
+            assert "database cannot be reached" in refused.json()["detail"]
+            await eventually(lambda: told(cluster, "nap d1"))  # the run went on meanwhile
+        finally:
+            postgres_server.start()
+        seen = await follow(second, run_id)
+        assert (await status(first, run_id))["status"] == "finished"
+    assert [seq for seq, _, _ in seen] == list(range(1, len(seen) + 1))
+    assert kinds(seen)[-1] == "session_end"
+
+
+def told(cluster: Cluster, prompt: str) -> bool:
+    """Whether the model was sent a tool's result in the run of ``prompt``."""
+    return any(
+        prompt in json.dumps(q.json) and q.tool_results for q in list(cluster.model.requests)
+    )

@@ -74,10 +74,15 @@ def writable(folder: Path) -> None:
 async def _run(config: Any) -> None:
     from taor.server.compose import composer
     from taor.server.service import Service
+    from taor.server.spread.patient import PatientRuns, PatientWriter
     from taor.server.spread.streams import redacted
     from taor.server.spread.worker import Worker
 
     service = await Service.open(config)
+    await service.writer.close()  # a database out of reach does not stop a run: it waits
+    service.writer = PatientWriter(service.events)
+    service.writer.start()
+    service.runs = runs = PatientRuns(service.database)
     worker = Worker(service, composer(config))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -88,4 +93,5 @@ async def _run(config: Any) -> None:
     try:
         await worker.run()
     finally:
+        await runs.settle()
         await service.close()
