@@ -9,6 +9,7 @@ import json
 import signal
 from pathlib import Path
 
+from ..process import Home, run
 from .cluster import Cluster, asked, create, data_of, eventually, follow, kinds, status
 from .servers import PostgresServer
 
@@ -152,3 +153,31 @@ def told(cluster: Cluster, prompt: str) -> bool:
     return any(
         prompt in json.dumps(q.json) and q.tool_results for q in list(cluster.model.requests)
     )
+
+
+async def test_taor_workers_lists_the_live_workers_and_their_runs(
+    cluster: Cluster, marker: Path
+) -> None:
+    async with cluster.client(0) as first:
+        run_id = await create(first, "count nap w1", permission_mode="bypass")
+        await eventually(lambda: "w1" in calls(marker))
+        listed = await asyncio.to_thread(run, cluster.home, "workers")
+        await follow(first, run_id)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    live = [
+        name for name, p in zip(cluster.names, cluster.workers, strict=True) if p.poll() is None
+    ]
+    assert sorted(line.split("\t")[0] for line in lines) == sorted(live)
+    assert [line for line in lines if run_id in line]
+
+
+def test_a_worker_refuses_to_start_without_redis_or_a_shared_folder_it_can_write(
+    tmp_path: Path,
+) -> None:
+    home = Home(tmp_path)
+    no_redis = run(home, "worker")
+    assert no_redis.returncode == 2 and "needs Redis: --redis" in no_redis.stderr
+    unwritable = run(home, "worker", "--redis", "redis://127.0.0.1:1/0", "--data-dir", "/proc/x")
+    assert unwritable.returncode == 2, unwritable.stderr
+    assert "/proc/x" in unwritable.stderr and "Traceback" not in unwritable.stderr
