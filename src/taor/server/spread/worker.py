@@ -11,7 +11,7 @@ from looking idle. A worker that stops heartbeating (killed, its machine lost) l
 entries idle: once they are idle longer than the timeout another worker takes them
 (``XAUTOCLAIM``). It first copies into the database the events the stream has and the
 database lacks, says on the stream that the run moved, and continues the run from its
-transcript (on the shared folder): a tool call that may have run is answered ``interrupted``
+transcript (written into the database as the run goes, ``Mirror``): a tool call that may have run is answered ``interrupted``
 and never run again, and the events go on after the last one written.
 
 Commands reach the run through its command stream, read from the position the run keeps in
@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from taor.agent.record.codec import command_from_json
 from taor.errors import TaorError
 from taor.server.carry import Compose, Live, carry_out, now
+from taor.server.compose import transcript_of
 from taor.server.spread.fanout import StreamFeeds
 from taor.server.spread.manager import CANCEL
 from taor.server.spread.streams import (
@@ -46,8 +47,10 @@ from taor.server.spread.streams import (
     events_key,
     state_key,
 )
+from taor.server.spread.transcripts import Mirror
 from taor.server.store.runs import ENDED, StoredEvent
 from taor.server.store.tokens import SERVICE
+from taor.server.store.transcripts import Transcripts
 
 if TYPE_CHECKING:
     from taor.agent.session import Session
@@ -73,6 +76,7 @@ class Worker:
         self._tasks: set[asyncio.Task[None]] = set()
         self._stopping = asyncio.Event()
         self._started = time.time()
+        self._mirror = Mirror(Transcripts(service.database))
 
     async def run(self) -> None:
         """Take and carry out runs until ``stop``; then hand the running ones back."""
@@ -128,17 +132,25 @@ class Worker:
             if record is None or record.status in ENDED:
                 return  # deleted, cancelled while queued, or ended before its worker died
             await self._recover(run_id)
+            transcript = transcript_of(self.service.config, run_id)
+            await self._mirror.restore(run_id, transcript)
             if moved:
                 log.warning("run %s taken over by %s", run_id, self.name)
                 self.feeds.moved(run_id, self.name)
-            await carry_out(
-                self.service,
-                self._compose,
-                run_id,
-                self._lives,  # (a dict that also listens)
-                self._preparing,
-                self._stopping.is_set,
-            )
+            mirroring = asyncio.create_task(self._mirror.follow(run_id, transcript))
+            try:
+                await carry_out(
+                    self.service,
+                    self._compose,
+                    run_id,
+                    self._lives,  # (a dict that also listens)
+                    self._preparing,
+                    self._stopping.is_set,
+                )
+            finally:
+                mirroring.cancel()
+                await self._mirror.sync(run_id, transcript)
+                self._mirror.forget(run_id)
             handed_back = self._stopping.is_set() and await self._requeue(run_id)
         except Exception:  # a bug of taor's: the run fails, the worker goes on
             log.exception("run %s failed", run_id)
