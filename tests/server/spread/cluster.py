@@ -72,7 +72,7 @@ class Cluster:
         self.home.configure(
             "[serve]\nport = 0\nsandbox = false\nworkers = 25\n"
             f'model = "openai-compat:m"\nbase_url = "{self.model.url}"\n'
-            f'data_dir = "{self.data}"\nworker_timeout = {TIMEOUT}\n'
+            f'data_dir = "{self.data}"\nworker_timeout = {TIMEOUT}\nstream_retention = 600\n'
             f'redis_url = "{self.redis.url}"\ndatabase_url = "{self.database}"\n'
         )
 

@@ -30,6 +30,8 @@ async def test_a_run_is_carried_out_by_a_worker_and_followed_on_either_api(
     assert [seq for seq, _, _ in one] == list(range(1, len(one) + 1))
     assert kinds(one)[0] == "session_start" and kinds(one)[-1] == "session_end"
     assert calls(marker).count("r1") == 1
+    kept = int(cluster.redis.command("TTL", f"taor:run:{run_id}:events").strip(":\r\n"))
+    assert 0 < kept <= 600  # the stream is let go after stream_retention seconds
 
 
 async def test_a_worker_killed_mid_tool_call_the_run_moves_and_the_call_is_not_run_again(

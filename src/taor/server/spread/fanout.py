@@ -10,7 +10,8 @@ are in the database by then).
 
 ``follow`` reads what the database has after the client's number, then the stream from the
 last one read, blocking for more, until an ``end`` marker with nothing after it, or the
-database says the run has ended and the stream has nothing newer.
+database says the run has ended and the stream has nothing newer (and ends with ``end``, or
+is gone).
 """
 
 from __future__ import annotations
@@ -160,6 +161,13 @@ class StreamFeeds:
 
     # --- reading ---
 
+    async def _closed(self, key: str) -> bool:
+        """Whether the stream has its last entry: it ends with ``end``, or is gone (let go
+        after the retention, or never made). A run's row can say it ended a moment before its
+        last events are on the stream (they are on their way), so the row alone is not enough."""
+        newest = await self.client.xrevrange(key, count=1)
+        return not newest or newest[0][1].get("m") == "end"
+
     async def follow(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
         last = after
         while page := await self._replay(run_id, last):  # what the database has
@@ -171,7 +179,7 @@ class StreamFeeds:
             reply = await self.client.xread({key: cursor}, count=500, block=block)
             entries = reply[0][1] if reply else []
             if not entries:
-                if await self._ended(run_id):
+                if await self._ended(run_id) and await self._closed(key):
                     while page := await self._replay(run_id, last):  # the stream was let go
                         for event in page:
                             last = event.seq

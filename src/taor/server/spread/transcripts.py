@@ -12,11 +12,15 @@ database a moment behind) is kept, and what the database lacks is copied on the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import os
 from pathlib import Path
 
 from taor._private import FILE_MODE, private_dir
 from taor.server.store.transcripts import Transcripts
+
+log = logging.getLogger("taor.server")
 
 
 class Mirror:
@@ -45,11 +49,17 @@ class Mirror:
         await self._store.append(run_id, count, [line.decode() for line in lines])
         self._kept[run_id] = (count + len(lines), size + sum(len(line) + 1 for line in lines))
 
-    async def follow(self, run_id: str, path: Path) -> None:
-        """Sync every ``interval`` seconds until cancelled."""
-        while True:
-            await asyncio.sleep(self._interval)
-            await self.sync(run_id, path)
+    async def follow(self, run_id: str, path: Path, done: asyncio.Event) -> None:
+        """Sync every ``interval`` seconds until ``done``, and once more then. A sync that
+        fails (the database out of reach) is tried again at the next one."""
+        while not done.is_set():
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self._interval):
+                    await done.wait()
+            try:
+                await self.sync(run_id, path)
+            except Exception:
+                log.warning("copying a transcript into the database failed", exc_info=True)
 
     def forget(self, run_id: str) -> None:
         self._kept.pop(run_id, None)

@@ -137,7 +137,8 @@ class Worker:
             if moved:
                 log.warning("run %s taken over by %s", run_id, self.name)
                 self.feeds.moved(run_id, self.name)
-            mirroring = asyncio.create_task(self._mirror.follow(run_id, transcript))
+            done = asyncio.Event()
+            mirroring = asyncio.create_task(self._mirror.follow(run_id, transcript, done))
             try:
                 await carry_out(
                     self.service,
@@ -148,8 +149,8 @@ class Worker:
                     self._stopping.is_set,
                 )
             finally:
-                mirroring.cancel()
-                await self._mirror.sync(run_id, transcript)
+                done.set()
+                await mirroring  # its last sync: the whole transcript
                 self._mirror.forget(run_id)
             handed_back = self._stopping.is_set() and await self._requeue(run_id)
         except Exception:  # a bug of taor's: the run fails, the worker goes on

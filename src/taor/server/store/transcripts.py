@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sqlalchemy import func, insert, select
+from sqlalchemy.exc import IntegrityError
 
 from taor.server.store.database import Database
 from taor.server.store.schema import transcripts
@@ -16,12 +17,21 @@ class Transcripts:
         self._engine = database.engine
 
     async def append(self, run_id: str, first: int, lines: Sequence[str]) -> None:
-        """Keep ``lines`` as the run's lines ``first``, ``first + 1``, ... (0 is the first)."""
+        """Keep ``lines`` as the run's lines ``first``, ``first + 1``, ... (0 is the first);
+        lines kept before are left as they are."""
         if not lines:
             return
         rows = [{"run_id": run_id, "line": first + n, "text": text} for n, text in enumerate(lines)]
-        async with self._engine.begin() as db:
-            await db.execute(insert(transcripts), rows)
+        try:
+            async with self._engine.begin() as db:
+                await db.execute(insert(transcripts), rows)
+        except IntegrityError:  # some were kept before: keep the rest, one at a time
+            for row in rows:
+                try:
+                    async with self._engine.begin() as db:
+                        await db.execute(insert(transcripts).values(**row))
+                except IntegrityError:
+                    continue
 
     async def count(self, run_id: str) -> int:
         query = select(func.count()).where(transcripts.c.run_id == run_id)
