@@ -50,17 +50,17 @@ def redacted(url: str) -> str:
 
 async def connect(url: str, *, wait: float = 10.0) -> Redis:
     """A client of the Redis server at ``url``, which answered within ``wait`` seconds."""
+    from redis import exceptions
     from redis.asyncio import Redis
     from redis.asyncio.retry import Retry
     from redis.backoff import ExponentialBackoff
-    from redis.exceptions import ConnectionError, RedisError, TimeoutError
 
     try:
         client = Redis.from_url(
             url,
             decode_responses=True,
             retry=Retry(ExponentialBackoff(cap=2.0, base=0.05), -1),  # for as long as it takes
-            retry_on_error=[ConnectionError, TimeoutError],
+            retry_on_error=[exceptions.ConnectionError, exceptions.TimeoutError],
             health_check_interval=5,
         )
     except ValueError as error:
@@ -72,7 +72,7 @@ async def connect(url: str, *, wait: float = 10.0) -> Redis:
                 try:
                     await probe.ping()
                     break
-                except (ConnectionError, OSError):
+                except (exceptions.ConnectionError, OSError):
                     await asyncio.sleep(0.2)
     except TimeoutError:
         await client.aclose()
@@ -80,7 +80,7 @@ async def connect(url: str, *, wait: float = 10.0) -> Redis:
             f"cannot reach Redis at {redacted(url)} (no answer in {wait:.0f}s); "
             "start it, or check --redis"
         ) from None
-    except RedisError as error:
+    except exceptions.RedisError as error:
         await client.aclose()
         raise ConfigurationError(f"Redis at {redacted(url)} refused: {error}") from None
     finally:
