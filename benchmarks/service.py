@@ -124,8 +124,11 @@ async def bench(
     async with Client(url, token, timeout=120) as client:
         for n in range(2):  # warm-up
             await follow(client, f"warm-up {n} rounds={args.rounds}", {}, {})
-        idle = await idle_memory(url, client, args.idle if spread is None else 0)
-        print(f"idle runs: {args.idle}, {idle:.0f} KiB of resident memory each")
+        if spread is None:  # (over Redis the runs' memory is the workers')
+            idle = await idle_memory(url, client, args.idle)
+            print(f"idle runs: {args.idle}, {idle:.0f} KiB of resident memory each")
+        else:
+            idle = 0.0
         received: dict[tuple[str, int], int] = {}
         started: dict[str, int] = {}
         before = await stats(url)
@@ -243,8 +246,13 @@ class Spread:
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.common = ("--base-url", model_url, "--data-dir", data, "--redis", self.url)
         self.files = [os.path.join(data, f"stamps-{n}.json") for n in range(count)]
+        self.per_worker = workers
+        self.workers: list[subprocess.Popen[str]] = []
+
+    def start_workers(self) -> None:
+        """After the API process (which makes the database and the first token)."""
         self.workers = [
-            start("work", *self.common, "--workers", str(workers), "--stamps", file)[0]
+            start("work", *self.common, "--workers", str(self.per_worker), "--stamps", file)[0]
             for file in self.files
         ]
 
@@ -304,6 +312,7 @@ def over_redis(args: argparse.Namespace, model_url: str) -> dict[str, float]:
         spread = Spread(data, model_url, per_worker, args.spread)
         try:
             service, line = start("serve", *spread.common, "--workers", str(per_worker))
+            spread.start_workers()
             try:
                 served = json.loads(line)
                 return asyncio.run(bench(args, served["url"], served["token"], spread))

@@ -62,6 +62,8 @@ async def test_a_worker_killed_while_a_person_is_asked_the_answer_sent_after_app
     async with cluster.client(0) as first, cluster.client(1) as second:
         run_id = await create(first, "count p1")
         request_id = await asked(second, run_id)
+        [shown] = (await status(first, run_id))["pending"]  # on the other API process too
+        assert shown["request_id"] == request_id and "p1" in shown["command"]
         cluster.kill(cluster.holder(run_id))
         watching = asyncio.create_task(follow(second, run_id))
         answer = await second.post(

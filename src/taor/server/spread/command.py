@@ -89,6 +89,8 @@ async def _run(config: Any) -> None:
         loop.add_signal_handler(sig, worker.stop)
     print(f"taor worker {worker.name}: runs from {redacted(config.redis_url)}")
     print(f"shared folder {config.data_dir}; {config.workers} runs at once")
+    if service.first_token is not None:  # the first process to open the database
+        print(f"first admin token (shown once, keep it): {service.first_token}")
     sys.stdout.flush()
     try:
         await worker.run()

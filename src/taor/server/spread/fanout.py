@@ -123,8 +123,8 @@ class StreamFeeds:
             key = events_key(run_id)
             if what == "event":
                 fields = {"s": data.seq, "k": data.kind, "d": data.data}
+                self._note_pending(pipe, run_id, data)  # first: known when the event is seen
                 pipe.xadd(key, fields, id=f"{data.seq}-0")
-                self._note_pending(pipe, run_id, data)
                 continue
             base = self._last.get(run_id)
             if base is None:
