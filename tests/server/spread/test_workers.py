@@ -87,7 +87,8 @@ async def test_50_concurrent_runs_over_2_workers_every_event_once_in_order(
         streams = await asyncio.gather(
             *(follow(apis[(n + 1) % 2], run_id) for n, run_id in enumerate(ids))
         )
-        states = await asyncio.gather(*(status(first, run_id) for run_id in ids))
+    async with cluster.client(0) as fresh:  # (the others' idle connections may be closed)
+        states = [await status(fresh, run_id) for run_id in ids]
     assert [state["status"] for state in states] == ["finished"] * 50
     for seen in streams:
         assert [seq for seq, _, _ in seen] == list(range(1, len(seen) + 1))
