@@ -9,6 +9,8 @@ import json
 import signal
 from pathlib import Path
 
+import pytest
+
 from ..process import Home, run
 from .cluster import Cluster, asked, create, data_of, eventually, follow, kinds, status
 from .servers import PostgresServer
@@ -76,6 +78,7 @@ async def test_a_worker_killed_while_a_person_is_asked_the_answer_sent_after_app
     assert [seq for seq, _, _ in seen] == list(range(1, len(seen) + 1))
 
 
+@pytest.mark.slow
 async def test_50_concurrent_runs_over_2_workers_every_event_once_in_order(
     cluster: Cluster, marker: Path
 ) -> None:
