@@ -131,7 +131,7 @@ def _config(args: argparse.Namespace) -> Any:
         base_url=args.base_url,
         sandbox=False,
         redis_url=args.redis,
-        database_url=f"sqlite:///{Path(args.data_dir) / 'taor.db'}",
+        database_url=args.database or f"sqlite:///{Path(args.data_dir) / 'taor.db'}",
     )
 
 
@@ -174,6 +174,7 @@ def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("mode", choices=("model", "serve", "work"))
     options.add_argument("--redis", default="", help="the service across machines: Redis's URL")
+    options.add_argument("--database", default="", help="the database's URL (SQLite: none)")
     options.add_argument("--stamps", default="", help="work: the stamps' file, written at the end")
     options.add_argument("--base-url", default="")
     options.add_argument("--data-dir", default="")

@@ -26,7 +26,7 @@ feed's ``publish`` wrapped to stamp each event's emit time), and this one, the c
 Then the same load over Redis (when ``redis-server`` is installed): a Redis server (AOF on) on
 a free loopback port in a temporary folder, the API as ``taor serve --redis`` runs it and
 ``--spread`` workers (``taor worker``: 2), their ``publish`` stamped as above, the database
-SQLite in the shared data folder; the clients follow the runs on the API process. Its runs
+``--database`` (a PostgreSQL URL; by default SQLite in the shared data folder); the clients follow the runs on the API process. Its runs
 per second and latencies are reported beside the embedded ones (``redis_*``), with the ratio
 of the two p99s (target: within 2x).
 
@@ -233,7 +233,9 @@ TARGETS = {
 class Spread:
     """Redis, and the workers of the Redis path."""
 
-    def __init__(self, data: str, model_url: str, workers: int, count: int) -> None:
+    def __init__(
+        self, data: str, model_url: str, workers: int, count: int, database: str = ""
+    ) -> None:
         self.port = free_port()
         self.redis = subprocess.Popen(
             [
@@ -245,6 +247,7 @@ class Spread:
         wait_port(self.port)
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.common = ("--base-url", model_url, "--data-dir", data, "--redis", self.url)
+        self.common += ("--database", database) if database else ()
         self.files = [os.path.join(data, f"stamps-{n}.json") for n in range(count)]
         self.per_worker = workers
         self.workers: list[subprocess.Popen[str]] = []
@@ -309,7 +312,7 @@ def embedded(args: argparse.Namespace, model_url: str) -> dict[str, float]:
 def over_redis(args: argparse.Namespace, model_url: str) -> dict[str, float]:
     per_worker = max(1, args.workers // args.spread)
     with tempfile.TemporaryDirectory() as data:
-        spread = Spread(data, model_url, per_worker, args.spread)
+        spread = Spread(data, model_url, per_worker, args.spread, args.database)
         try:
             service, line = start("serve", *spread.common, "--workers", str(per_worker))
             spread.start_workers()
@@ -330,6 +333,7 @@ def main() -> None:
     options.add_argument("--rounds", type=int, default=3, help="tool rounds per run (3)")
     options.add_argument("--idle", type=int, default=50, help="idle runs for memory (50)")
     options.add_argument("--spread", type=int, default=2, help="Redis path: worker processes")
+    options.add_argument("--database", default="", help="Redis path: postgresql://... (SQLite)")
     options.add_argument("--profile", default="", help="the service's cProfile stats to FILE")
     args = options.parse_args()
     model, model_url = start("model")
