@@ -2,6 +2,8 @@
 
     python benchmarks/_service_host.py model                 # prints the fake model's URL
     python benchmarks/_service_host.py serve --base-url URL --data-dir DIR --workers 50
+    python benchmarks/_service_host.py serve --redis URL ...   # the API only
+    python benchmarks/_service_host.py work --redis URL --stamps FILE ...  # a worker
 
 ``model``: ``taor.testing.FakeProviderServer`` (Chat Completions) whose default step answers
 any number of runs: a prompt with ``park`` asks to write a file (the run then waits on a
@@ -15,7 +17,10 @@ serve`` runs it, with the feed's ``publish`` wrapped to stamp each event's wall 
 token) and serves until SIGTERM, with two routes for the benchmark: ``/bench/stats`` (this
 process's CPU seconds, resident memory and events published so far; ``?gc=1`` collects
 first) and ``/bench/stamps`` (run id -> seq -> the emit time in ns). ``--profile FILE``: the
-service under ``cProfile``, its stats written to FILE at the end.
+service under ``cProfile``, its stats written to FILE at the end. With ``--redis``, the service
+only queues runs on Redis (``taor serve --redis``); ``work`` is a worker (``taor worker``) whose
+publish is stamped the same way, its stamps written to ``--stamps`` as JSON when it stops
+(SIGTERM).
 """
 
 from __future__ import annotations
@@ -70,28 +75,11 @@ async def serve(args: argparse.Namespace) -> None:
     import uvicorn
 
     from taor.server.app import create_app
-    from taor.server.config import ServiceConfig
     from taor.server.service import Service
 
-    config = ServiceConfig(
-        data_dir=Path(args.data_dir),
-        workers=args.workers,
-        default_model="openai-compat:m",
-        base_url=args.base_url,
-        sandbox=False,
-    )
-    service = await Service.open(config)
+    service = await Service.open(_config(args))
     stamps: defaultdict[str, dict[int, int]] = defaultdict(dict)
-    published = 0
-    publish = service.feeds.publish
-
-    def stamped(run_id: str, event: Any) -> None:
-        nonlocal published
-        published += 1
-        stamps[run_id][event.seq] = time.time_ns()
-        publish(run_id, event)
-
-    service.feeds.publish = stamped  # type: ignore[method-assign]
+    counted = _stamp(service, stamps)
     app = create_app(service)
 
     @app.get("/bench/stats")
@@ -102,7 +90,7 @@ async def serve(args: argparse.Namespace) -> None:
         return {
             "cpu": usage.ru_utime + usage.ru_stime,
             "rss_kib": rss_kib(),
-            "published": published,
+            "published": counted[0],
         }
 
     @app.get("/bench/stamps")
@@ -133,9 +121,61 @@ async def serve(args: argparse.Namespace) -> None:
         await service.close()
 
 
+def _config(args: argparse.Namespace) -> Any:
+    from taor.server.config import ServiceConfig
+
+    return ServiceConfig(
+        data_dir=Path(args.data_dir),
+        workers=args.workers,
+        default_model="openai-compat:m",
+        base_url=args.base_url,
+        sandbox=False,
+        redis_url=args.redis,
+        database_url=args.database or f"sqlite:///{Path(args.data_dir) / 'taor.db'}",
+    )
+
+
+def _stamp(service: Any, stamps: defaultdict[str, dict[int, int]]) -> list[int]:
+    """Wrap the service's ``publish`` to stamp each event's emit time; [events published]."""
+    published = [0]
+    publish = service.feeds.publish
+
+    def stamped(run_id: str, event: Any) -> None:
+        published[0] += 1
+        stamps[run_id][event.seq] = time.time_ns()
+        publish(run_id, event)
+
+    service.feeds.publish = stamped
+    return published
+
+
+async def work(args: argparse.Namespace) -> dict[str, dict[int, int]]:
+    from taor.server.compose import composer
+    from taor.server.service import Service
+    from taor.server.spread.worker import Worker
+
+    config = _config(args)
+    service = await Service.open(config)
+    stamps: defaultdict[str, dict[int, int]] = defaultdict(dict)
+    _stamp(service, stamps)
+    worker = Worker(service, composer(config))
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, worker.stop)
+    print(worker.name, flush=True)
+    try:
+        await worker.run()
+    finally:
+        await service.close()
+    return stamps
+
+
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    options.add_argument("mode", choices=("model", "serve"))
+    options.add_argument("mode", choices=("model", "serve", "work"))
+    options.add_argument("--redis", default="", help="the service across machines: Redis's URL")
+    options.add_argument("--database", default="", help="the database's URL (SQLite: none)")
+    options.add_argument("--stamps", default="", help="work: the stamps' file, written at the end")
     options.add_argument("--base-url", default="")
     options.add_argument("--data-dir", default="")
     options.add_argument("--workers", type=int, default=50)
@@ -143,6 +183,8 @@ def main() -> None:
     args = options.parse_args()
     if args.mode == "model":
         model()
+    elif args.mode == "work":
+        Path(args.stamps).write_text(json.dumps(asyncio.run(work(args))))
     else:
         asyncio.run(serve(args))
 

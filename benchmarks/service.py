@@ -23,6 +23,13 @@ feed's ``publish`` wrapped to stamp each event's emit time), and this one, the c
    received and stored (read back from the event log after the runs ended), and how many of
    the sent ones were not received or not stored.
 
+Then the same load over Redis (when ``redis-server`` is installed): a Redis server (AOF on) on
+a free loopback port in a temporary folder, the API as ``taor serve --redis`` runs it and
+``--spread`` workers (``taor worker``: 2), their ``publish`` stamped as above, the database
+``--database`` (a PostgreSQL URL; by default SQLite in the shared data folder); the clients follow the runs on the API process. Its runs
+per second and latencies are reported beside the embedded ones (``redis_*``), with the ratio
+of the two p99s (target: within 2x).
+
 ``--profile FILE`` runs the service under ``cProfile`` and writes its stats to FILE.
 Ends with ``RESULT`` lines.
 """
@@ -34,6 +41,8 @@ import asyncio
 import json
 import os
 import resource
+import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -108,12 +117,18 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def bench(args: argparse.Namespace, url: str, token: str) -> dict[str, float]:
+async def bench(
+    args: argparse.Namespace, url: str, token: str, spread: Any = None
+) -> dict[str, float]:
+    """The load; ``spread``: the Redis path's workers (their stamps read once they stop)."""
     async with Client(url, token, timeout=120) as client:
         for n in range(2):  # warm-up
             await follow(client, f"warm-up {n} rounds={args.rounds}", {}, {})
-        idle = await idle_memory(url, client, args.idle)
-        print(f"idle runs: {args.idle}, {idle:.0f} KiB of resident memory each")
+        if spread is None:  # (over Redis the runs' memory is the workers')
+            idle = await idle_memory(url, client, args.idle)
+            print(f"idle runs: {args.idle}, {idle:.0f} KiB of resident memory each")
+        else:
+            idle = 0.0
         received: dict[tuple[str, int], int] = {}
         started: dict[str, int] = {}
         before = await stats(url)
@@ -122,7 +137,12 @@ async def bench(args: argparse.Namespace, url: str, token: str) -> dict[str, flo
         ids = await asyncio.gather(*(follow(client, p, received, started) for p in prompts))
         seconds = time.perf_counter() - t0
         after = await stats(url)
-        stamps = (await client._http.get("/bench/stamps")).json()
+        if spread is None:
+            stamps = (await client._http.get("/bench/stamps")).json()
+        else:
+            stamps = await asyncio.to_thread(spread.stamps)
+            before["published"] = 0
+            after["published"] = sum(len(seqs) for seqs in stamps.values())
         stored = {run_id: await stored_seqs(client, run_id) for run_id in ids}
     return report(args, ids, seconds, before, after, stamps, received, started, stored, idle)
 
@@ -203,18 +223,78 @@ TARGETS = {
     "runs_per_s": "none",
     "cpu_per_event_us": "500",  # what a 2-core machine needs for 50 runs at 20 events/s each
     "memory_per_idle_run_kib": "512",
+    "redis_event_latency_p99_ms": "50",
+    "redis_runs_per_s": "none",
+    "redis_events_lost": "0",
+    "redis_p99_vs_embedded": "2",  # the Redis path within 2x of the embedded one
 }
 
 
-def main() -> None:
-    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    options.add_argument("--runs", type=int, default=50, help="concurrent runs (50)")
-    options.add_argument("--workers", type=int, default=50, help="the service's workers (50)")
-    options.add_argument("--rounds", type=int, default=3, help="tool rounds per run (3)")
-    options.add_argument("--idle", type=int, default=50, help="idle runs for memory (50)")
-    options.add_argument("--profile", default="", help="the service's cProfile stats to FILE")
-    args = options.parse_args()
-    model, model_url = start("model")
+class Spread:
+    """Redis, and the workers of the Redis path."""
+
+    def __init__(
+        self, data: str, model_url: str, workers: int, count: int, database: str = ""
+    ) -> None:
+        self.port = free_port()
+        self.redis = subprocess.Popen(
+            [
+                "redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", data,
+                "--appendonly", "yes", "--save", "", "--protected-mode", "no",
+            ],
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        wait_port(self.port)
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.common = ("--base-url", model_url, "--data-dir", data, "--redis", self.url)
+        self.common += ("--database", database) if database else ()
+        self.files = [os.path.join(data, f"stamps-{n}.json") for n in range(count)]
+        self.per_worker = workers
+        self.workers: list[subprocess.Popen[str]] = []
+
+    def start_workers(self) -> None:
+        """After the API process (which makes the database and the first token)."""
+        self.workers = [
+            start("work", *self.common, "--workers", str(self.per_worker), "--stamps", file)[0]
+            for file in self.files
+        ]
+
+    def stamps(self) -> dict[str, dict[str, int]]:
+        """Stop the workers; every event's emit time, by run and number."""
+        merged: dict[str, dict[str, int]] = {}
+        for worker in self.workers:
+            worker.terminate()
+            worker.wait(60)
+        for file in self.files:
+            with open(file) as handle:
+                for run_id, seqs in json.load(handle).items():
+                    merged.setdefault(run_id, {}).update(seqs)
+        return merged
+
+    def stop(self) -> None:
+        for worker in self.workers:
+            if worker.poll() is None:
+                worker.kill()
+        self.redis.terminate()
+        self.redis.wait(30)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_port(port: int) -> None:
+    for _ in range(600):
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on {port}")
+
+
+def embedded(args: argparse.Namespace, model_url: str) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as data:
         service, line = start(
             "serve",
@@ -223,15 +303,59 @@ def main() -> None:
         )
         try:
             served = json.loads(line)
-            results = asyncio.run(bench(args, served["url"], served["token"]))
+            return asyncio.run(bench(args, served["url"], served["token"]))
         finally:
             service.terminate()
             service.wait(30)
-            model.terminate()
-            model.wait(10)
+
+
+def over_redis(args: argparse.Namespace, model_url: str) -> dict[str, float]:
+    per_worker = max(1, args.workers // args.spread)
+    with tempfile.TemporaryDirectory() as data:
+        spread = Spread(data, model_url, per_worker, args.spread, args.database)
+        try:
+            service, line = start("serve", *spread.common, "--workers", str(per_worker))
+            spread.start_workers()
+            try:
+                served = json.loads(line)
+                return asyncio.run(bench(args, served["url"], served["token"], spread))
+            finally:
+                service.terminate()
+                service.wait(30)
+        finally:
+            spread.stop()
+
+
+def main() -> None:
+    options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    options.add_argument("--runs", type=int, default=50, help="concurrent runs (50)")
+    options.add_argument("--workers", type=int, default=50, help="the service's workers (50)")
+    options.add_argument("--rounds", type=int, default=3, help="tool rounds per run (3)")
+    options.add_argument("--idle", type=int, default=50, help="idle runs for memory (50)")
+    options.add_argument("--spread", type=int, default=2, help="Redis path: worker processes")
+    options.add_argument("--database", default="", help="Redis path: postgresql://... (SQLite)")
+    options.add_argument("--profile", default="", help="the service's cProfile stats to FILE")
+    args = options.parse_args()
+    model, model_url = start("model")
+    try:
+        print("== embedded service")
+        results = embedded(args, model_url)
+        if shutil.which("redis-server"):
+            print(f"== over Redis: {args.spread} worker processes")
+            spread = over_redis(args, model_url)
+            for name in ("event_latency_p99_ms", "runs_per_s", "events_lost"):
+                results[f"redis_{name}"] = spread[name]
+            results["redis_p99_vs_embedded"] = (
+                spread["event_latency_p99_ms"] / results["event_latency_p99_ms"]
+            )
+    finally:
+        model.terminate()
+        model.wait(10)
     for name, target in TARGETS.items():
+        if name not in results:
+            continue
         value = results[name]
-        shown = f"{value:.0f}" if name == "events_lost" else f"{value:.3g}"
+        shown = f"{value:.0f}" if name.endswith("events_lost") else f"{value:.3g}"
         print(f"RESULT {name}={shown} target={target}")
 
 

@@ -125,6 +125,7 @@ def test_an_old_database_is_behind_and_a_newer_one_is_broken(project: Path) -> N
     line = service_lines(project)["database"]
     assert line.startswith("note") and "1 migration behind; taor serve upgrades it" in line
     with sqlite3.connect(data / "taor.db") as connection:
+        connection.execute("DELETE FROM alembic_version")
         connection.execute("INSERT INTO alembic_version VALUES ('9999')")
     line = service_lines(project)["database"]
     assert line.startswith("broken") and "made by a newer taor (schema 9999)" in line

@@ -15,6 +15,7 @@ from taor._version import __version__
 from taor.server.auth import CurrentUser
 from taor.server.limits import BodyLimit
 from taor.server.service import Service
+from taor.server.unavailable import install as install_unavailable
 
 
 def create_app(service: Service) -> FastAPI:
@@ -25,6 +26,7 @@ def create_app(service: Service) -> FastAPI:
     )
     app.state.service = service
     app.add_middleware(BodyLimit, limit=service.config.max_body)
+    install_unavailable(app)  # a database out of reach: 503
     if service.config.cors_origins:
         from fastapi.middleware.cors import CORSMiddleware
 

@@ -25,6 +25,7 @@ import shutil
 import signal
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,12 +61,15 @@ def _parser(prog: str, description: str, epilog: str | None = None) -> argparse.
 
 
 def run(argv: list[str]) -> int:
+    return run_guarded(lambda: _token(argv[1:]) if argv[:1] == ["token"] else _serve(argv))
+
+
+def run_guarded(command: Callable[[], int], name: str = "taor serve") -> int:
+    """``command``'s exit code; a user's mistake or a missing extra is one line and 2."""
     try:
-        if argv[:1] == ["token"]:
-            return _token(argv[1:])
-        return _serve(argv)
+        return command()
     except ConfigurationError as error:
-        hint = " (see taor serve --help)" if isinstance(error, UsageError) else ""
+        hint = f" (see {name} --help)" if isinstance(error, UsageError) else ""
         first = str(error).splitlines()[0]  # a database's error can add a line of links
         print(f"taor: {first}{hint}", file=sys.stderr)
         return 2
@@ -88,8 +92,11 @@ def _serve(argv: list[str]) -> int:
     p.add_argument("--workers", type=int, help="runs carried out at once (2)")
     p.add_argument("--model", help="the model of a run that names none (default: local)")
     p.add_argument("--base-url", help="where the service reaches its models")
-    args = p.parse_args(argv)
-    serve = _settings(vars(args))
+    p.add_argument("--redis", help="across machines: Redis's URL; taor worker runs the runs")
+    p.add_argument("--database", help="the database's URL (postgresql://...; default SQLite)")
+    args = vars(p.parse_args(argv))
+    args["redis_url"], args["database_url"] = args.pop("redis"), args.pop("database")
+    serve = _settings(args)
     notice = project_notice(Path.cwd())
     if notice:
         print(f"taor: {notice}", file=sys.stderr)
@@ -135,6 +142,10 @@ async def _run(config: Any, sock: socket.socket) -> None:
     if service.first_token is not None:
         print(f"first admin token (shown once, keep it): {service.first_token}")
     print(_sandboxing(config.sandbox))
+    if config.redis_url:
+        from taor.server.spread.streams import redacted as hidden
+
+        print(f"runs queued on Redis at {hidden(config.redis_url)} for taor worker")
     sys.stdout.flush()
     server = uvicorn.Server(
         uvicorn.Config(create_app(service), log_level="warning", lifespan="off")

@@ -25,6 +25,10 @@ class ServiceConfig:
     host_allowlist: tuple[Path, ...] = ()  # host folders runs may work in (or clone from)
     git_timeout: float = 300.0  # seconds a workspace's git clone may take
     heartbeat: float = 15.0  # seconds between keep-alive comments on an idle event stream
+    # Across machines (``taor.server.spread``): runs, events and commands on Redis Streams.
+    redis_url: str = ""  # "": this process carries out its runs itself
+    worker_timeout: float = 30.0  # seconds without a heartbeat before a worker's runs move
+    stream_retention: float = 3600.0  # seconds a finished run's event stream is kept in Redis
 
     def database(self) -> str:
         return self.database_url or f"sqlite:///{self.data_dir / 'taor.db'}"

@@ -161,9 +161,10 @@ async def answer(
     """Answer one of the run's permission requests."""
     service = service_of(request)
     record = await record_of(service, run_id, user)
-    if record.status != "awaiting_permission":
+    pending = {p.request_id for p in await service.manager.pending_of(run_id)}
+    if record.status != "awaiting_permission" and request_id not in pending:
         raise HTTPException(409, f"run {run_id} is {record.status}: it awaits no permission answer")
-    if request_id not in {p.request_id for p in service.manager.pending(run_id)}:
+    if request_id not in pending:  # (one asked again by the worker that takes a run over)
         raise HTTPException(404, f"run {run_id} has no pending permission request {request_id}")
     command = Answer(request_id=request_id, decision=body.decision, message=body.message)
     return await _command(request, run_id, user, command)

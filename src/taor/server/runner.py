@@ -89,6 +89,9 @@ class RunManager:
         live = self._live.get(run_id)
         return list(live.pending.values()) if live is not None else []
 
+    async def pending_of(self, run_id: str) -> list[PermissionRequest]:
+        return self.pending(run_id)
+
     async def command(self, run_id: str, command: Command) -> Reply:
         """Carry out ``command`` on the run's session; ``NotLive`` when no worker holds it."""
         live = self._live.get(run_id)

@@ -5,9 +5,12 @@ shared database, a shared queue and a shared fan-out, and nothing above them cha
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Protocol
 
+from taor.agent.commands import Command, Reply
+from taor.agent.events import PermissionRequest
 from taor.server.store.runs import RunRecord, StoredEvent
 from taor.server.store.tokens import User
 
@@ -85,3 +88,33 @@ class Fanout(Protocol):
     def end(self, run_id: str) -> None: ...
 
     def follow(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent]: ...
+
+
+class Manager(Protocol):
+    """What the API asks of whatever carries out runs: this process's workers
+    (``taor.server.runner``), or workers elsewhere reached through Redis
+    (``taor.server.spread``)."""
+
+    admission: asyncio.Lock  # one quota check and create at a time (in this process)
+
+    async def start(self) -> None: ...
+
+    async def submit(self, run_id: str) -> None: ...
+
+    def position(self, run_id: str) -> int | None: ...
+
+    def is_live(self, run_id: str) -> bool: ...
+
+    def state_of(self, run_id: str, recorded: str) -> str: ...
+
+    def pending(self, run_id: str) -> list[PermissionRequest]: ...
+
+    async def pending_of(self, run_id: str) -> list[PermissionRequest]:
+        """The run's open permission requests, wherever the run is carried out."""
+        ...
+
+    async def command(self, run_id: str, command: Command) -> Reply: ...
+
+    async def cancel(self, run_id: str) -> bool: ...
+
+    async def close(self) -> None: ...

@@ -12,7 +12,7 @@ from taor.server.config import ServiceConfig
 from taor.server.eventfile import EventFiles
 from taor.server.feed import Feeds
 from taor.server.runner import RunManager
-from taor.server.seams import EventStore, Fanout, RunStore
+from taor.server.seams import EventStore, Fanout, Manager, RunStore
 from taor.server.store import Database, EventLog, Runs, Tokens
 from taor.server.store.runs import ENDED
 from taor.server.store.tokens import User
@@ -29,7 +29,7 @@ class Service:
     feeds: Fanout
     writer: EventWriter
     files: EventFiles  # each run's events, on the way to the database
-    manager: RunManager = field(init=False, repr=False)
+    manager: Manager = field(init=False, repr=False)
     first_token: str | None = field(default=None, repr=False)  # made on the first start
 
     @classmethod
@@ -47,13 +47,18 @@ class Service:
             tokens=tokens,
             runs=runs,
             events=events,
-            feeds=Feeds(events.since, ended=_ended(runs)),
+            feeds=await _feeds(config, events, runs),
             writer=writer,
             files=EventFiles(config.data_dir / "events"),
             first_token=await tokens.first_admin(),
         )
         writer.start()
-        service.manager = RunManager(service, composer(config), workers=config.workers)
+        if config.redis_url:  # workers elsewhere (``taor worker``) carry out the runs
+            from taor.server.spread.manager import SpreadManager
+
+            service.manager = SpreadManager(service)
+        else:
+            service.manager = RunManager(service, composer(config), workers=config.workers)
         await service.manager.start()
         return service
 
@@ -63,6 +68,19 @@ class Service:
         await self.writer.close()
         self.files.close()
         await self.database.close()
+
+
+async def _feeds(config: ServiceConfig, events: EventLog, runs: Runs) -> Fanout:
+    """This process's feeds; with Redis, the runs' streams there (any process follows any run)."""
+    if not config.redis_url:
+        return Feeds(events.since, ended=_ended(runs))
+    from taor.server.spread.fanout import StreamFeeds
+    from taor.server.spread.streams import connect
+
+    client = await connect(config.redis_url)
+    return StreamFeeds(
+        client, events.since, events.last, ended=_ended(runs), retention=config.stream_retention
+    )
 
 
 def _ended(runs: Runs) -> Callable[[str], Awaitable[bool]]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from fastapi import HTTPException, Request
 
+from taor.agent.events import PermissionRequest
 from taor.server.schemas import PendingPermission, RunView
 from taor.server.service import Service
 from taor.server.store.runs import RunRecord
@@ -27,10 +28,15 @@ async def record_of(service: Service, run_id: str, user: User) -> RunRecord:
 
 
 async def view_of(service: Service, run_id: str, user: User) -> RunView:
-    return as_view(service, await record_of(service, run_id, user))
+    record = await record_of(service, run_id, user)
+    return as_view(service, record, await service.manager.pending_of(record.id))
 
 
-def as_view(service: Service, record: RunRecord) -> RunView:
+def as_view(
+    service: Service, record: RunRecord, asked: list[PermissionRequest] | None = None
+) -> RunView:
+    """The run as the API shows it; ``asked``: its open permission requests, when read
+    already (wherever the run is carried out), else those this process knows."""
     fields: dict[str, Any] = {
         name: getattr(record, name)
         for name in RunView.model_fields
@@ -47,7 +53,7 @@ def as_view(service: Service, record: RunRecord) -> RunView:
             reason=p.reason,
             rules=list(p.rules),
         )
-        for p in service.manager.pending(record.id)
+        for p in (asked if asked is not None else service.manager.pending(record.id))
     ]
     return RunView(
         **fields,

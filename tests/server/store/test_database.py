@@ -31,7 +31,7 @@ async def test_a_new_database_is_created_private_and_at_the_newest_schema(tmp_pa
     assert file.parent.stat().st_mode & 0o777 == 0o700
     with sqlite3.connect(file) as raw:
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert raw.execute("SELECT version_num FROM alembic_version").fetchone()[0] == "0001"
+        assert raw.execute("SELECT version_num FROM alembic_version").fetchone()[0] == "0002"
 
 
 async def test_an_existing_database_opens_as_it_is(tmp_path: Path) -> None:

@@ -40,7 +40,8 @@ class Database:
         full = async_url(url)
         if full.startswith("sqlite"):
             _prepare_sqlite_file(full)
-        engine = create_async_engine(full)
+        # A shared server's connections can go (a restart): each is tried before it is used.
+        engine = create_async_engine(full, pool_pre_ping=not full.startswith("sqlite"))
         if engine.dialect.name == "sqlite":
             event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         try:
@@ -58,6 +59,20 @@ class Database:
 
     async def close(self) -> None:
         await self.engine.dispose()
+
+
+def connection_lost(error: BaseException) -> bool:
+    """Whether ``error`` is the database's connection failing (its server down, restarting or
+    out of reach), not a query's fault."""
+    from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+
+    if isinstance(error, OSError):
+        return True
+    if isinstance(error, DBAPIError):
+        return bool(error.connection_invalidated) or isinstance(
+            error, (InterfaceError, OperationalError)
+        )
+    return False
 
 
 def async_url(url: str) -> str:

@@ -9,6 +9,8 @@
   state and what it came to (usage, cost, stop reason, error).
 - ``events``: every event a run emitted, by its sequence number in the run, as the JSON of the
   library's codec: what the SSE stream replays from a ``Last-Event-ID``.
+- ``transcripts``: a run's transcript (its JSONL file), line by line, written as the run goes
+  by a worker of a service spread over machines, so that another can continue the run.
 
 Changing a table means a new migration in ``migrations/versions`` (a test compares the
 migrated database with this module).
@@ -98,4 +100,12 @@ events = Table(
     Column("seq", Integer, primary_key=True),
     Column("kind", String(40), nullable=False),
     Column("data", Text, nullable=False),
+)
+
+transcripts = Table(
+    "transcripts",
+    metadata,
+    Column("run_id", ForeignKey("runs.id", ondelete="CASCADE"), primary_key=True),
+    Column("line", Integer, primary_key=True),
+    Column("text", Text, nullable=False),
 )

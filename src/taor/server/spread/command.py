@@ -1,0 +1,99 @@
+"""``taor worker``: carry out the runs a service spread over machines queues on Redis.
+
+    taor worker --redis redis://HOST:6379/0 --database postgresql://USER:PASS@HOST/DB \\
+        [--data-dir SHARED] [--workers 2] [--model M] [--base-url URL]
+
+Settings as ``taor serve`` reads them (the ``[serve]`` table of the person's own config file,
+``TAOR_SERVE_*`` variables, then these flags). The data folder is the folder every machine
+mounts (workspaces, transcripts): a worker that cannot write there does not start. SIGTERM or
+Ctrl-C: no more runs are taken, the running ones are handed back to the other workers, and the
+worker exits 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from taor.errors import ConfigurationError
+from taor.server.command import _parser, _settings, run_guarded, usable_data_dir
+
+EPILOG = """settings: as taor serve (the [serve] table of your own config file, then
+  TAOR_SERVE_<KEY> variables, then these flags); redis_url and database_url are the keys of
+  --redis and --database; worker_timeout (30 seconds) is how long a worker may go without a
+  heartbeat before its runs move to another worker.
+
+exit codes: 0 stopped (SIGTERM, Ctrl-C); 2 a bad setting, Redis or the database out of
+  reach, or a shared folder that cannot be written"""
+
+
+def run(argv: list[str]) -> int:
+    return run_guarded(lambda: _worker(argv), "taor worker")
+
+
+def _worker(argv: list[str]) -> int:
+    p = _parser("taor worker", "Carry out runs queued on Redis by taor serve --redis.", EPILOG)
+    p.add_argument("--redis", help="the Redis server's URL (redis://host:6379/0)")
+    p.add_argument("--database", help="the shared database's URL (postgresql://...)")
+    p.add_argument("--data-dir", help="the shared folder: workspaces and transcripts")
+    p.add_argument("--workers", type=int, help="runs carried out at once (2)")
+    p.add_argument("--model", help="the model of a run that names none")
+    p.add_argument("--base-url", help="where the worker reaches its models")
+    flags = vars(p.parse_args(argv))
+    flags["redis_url"], flags["database_url"] = flags.pop("redis"), flags.pop("database")
+    config = _settings(flags).config
+    if not config.redis_url:
+        raise ConfigurationError(
+            "taor worker needs Redis: --redis redis://host:6379/0 (or redis_url in [serve])"
+        )
+    usable_data_dir(config.data_dir)
+    writable(config.data_dir / "workspaces")
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_run(config))
+    return 0
+
+
+def writable(folder: Path) -> None:
+    """Say in one line why the shared folder cannot be written, when it cannot."""
+    probe = folder / ".taor-worker-probe"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe.write_text("")
+        probe.unlink()
+    except OSError as error:
+        raise ConfigurationError(
+            f"cannot write the shared folder {folder}: {error.strerror}; every worker needs "
+            "to write there (mount it read-write, or pick it with --data-dir)"
+        ) from None
+
+
+async def _run(config: Any) -> None:
+    from taor.server.compose import composer
+    from taor.server.service import Service
+    from taor.server.spread.patient import PatientRuns, PatientWriter
+    from taor.server.spread.streams import redacted
+    from taor.server.spread.worker import Worker
+
+    service = await Service.open(config)
+    await service.writer.close()  # a database out of reach does not stop a run: it waits
+    service.writer = PatientWriter(service.events)
+    service.writer.start()
+    service.runs = runs = PatientRuns(service.database)
+    worker = Worker(service, composer(config))
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, worker.stop)
+    print(f"taor worker {worker.name}: runs from {redacted(config.redis_url)}")
+    print(f"shared folder {config.data_dir}; {config.workers} runs at once")
+    if service.first_token is not None:  # the first process to open the database
+        print(f"first admin token (shown once, keep it): {service.first_token}")
+    sys.stdout.flush()
+    try:
+        await worker.run()
+    finally:
+        await runs.settle()
+        await service.close()
