@@ -29,6 +29,7 @@ SUBCOMMANDS = {
     "doctor": "taor.cli.doctor",
     "models": "taor.cli.models",
     "trust": "taor.cli.trust_cmd",
+    "build": "taor.cli.build",
     "serve": "taor.server.command",  # a front end of its own, reached by name
 }
 
