@@ -70,10 +70,14 @@ def build_config(
     base: SessionConfig, inputs: BuildInputs, *, max_tool_calls: int = MAX_TOOL_CALLS
 ) -> SessionConfig:
     """``base`` made a build's: the build's instructions first (the user's own after them),
-    the tool-call cap, the repetition rule, and the plan kept through any compaction."""
+    the tool-call cap, the repetition rule, and the plan kept through any compaction. The
+    instructions reach the model in the prompt its profile builds (or after a system prompt
+    the config sets: a session with neither has no prompt to carry them)."""
     instructions = system_prompt(inputs)
     if base.instructions.strip():
         instructions = f"{instructions}\n\n{base.instructions}"
+    if base.system_prompt:
+        base = dataclasses.replace(base, system_prompt=f"{base.system_prompt}\n\n{instructions}")
     return dataclasses.replace(
         base,
         instructions=instructions,
