@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from taor.agent.config import LoopDetectionConfig, SessionConfig
-from taor.agent.events import LoopDetection, ProcessingEnd, ToolCallEnd, ToolCallStart
+from taor.agent.events import ProcessingEnd, StopReason, ToolCallEnd, ToolCallStart
 from taor.agent.policy.hooks import DenyCall, Hooks, ToolCallInfo
 from taor.agent.session import Session
 from taor.build.events import BuildReportReady, BuildStreamEvent, SectionSummary
@@ -111,7 +111,7 @@ class BuildRun:
         self._done: list[Check] = []
         self._summaries: list[str] = []
         self._end: ProcessingEnd | None = None
-        self._loop = ""
+        self.stop_reason: StopReason | None = None  # how the build's own input ended
 
     async def run(self, note: str = "") -> AsyncIterator[BuildStreamEvent]:
         """The build's events, the session's and the narration, ``build_report`` last.
@@ -119,7 +119,8 @@ class BuildRun:
         text = KICKOFF if not self.session.history else (note.strip() or GO_ON)
         async for event in self._input(text):
             yield event
-        stop = self._end.stop_reason if self._end is not None else "closed"
+        stop: StopReason = self._end.stop_reason if self._end is not None else "closed"
+        self.stop_reason = stop
         why = "" if stop == "completed" else _WHY.get(stop, stop)
         said = ""
         if stop in ("completed", "turn_limit", "loop_detected") and self.session.state != "closed":
@@ -163,8 +164,6 @@ class BuildRun:
             return
         if isinstance(event, ProcessingEnd):
             self._end = event
-        elif isinstance(event, LoopDetection):
-            self._loop = event.message
         elif isinstance(event, ToolCallStart) and event.name in _SHELLS:
             command = str(event.arguments.get("command") or event.arguments.get("cmd") or "")
             if _CHECK.search(command):
