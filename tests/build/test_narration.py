@@ -112,11 +112,14 @@ def test_a_summary_at_the_end_of_the_text_is_closed_by_the_end() -> None:
     assert shown(events)[-1] == ("section_summary", "all of it")
 
 
-def test_unstructured_text_is_all_narration() -> None:
+def test_while_reporting_only_the_handoff_before_the_report_is_narration() -> None:
     narrator = Narrator()
-    narrator.structured = False
-    out = narrator.feed(AssistantTextDelta(delta="## What we built\nA tool.\n"))
+    narrator.reporting(True)
+    text = "We stopped at the limit. Tests remain.\n\n## What we built\nA tool.\n**Summary**: x\n"
+    out = narrator.feed(AssistantTextDelta(delta=text))
     assert shown(out + narrator.flush()) == [
-        ("narration", "## What we built"),
-        ("narration", "A tool."),
+        ("narration", "We stopped at the limit."),
+        ("narration", "Tests remain."),
     ]
+    narrator.reporting(False)
+    assert shown(narrator.feed(AssistantTextDelta(delta="**Next**\n"))) == [("phase", "Next")]

@@ -63,7 +63,8 @@ class Narrator:
         self._summary: list[str] | None = None  # the lines of an open summary
         self._blank = False  # a blank line came before the next piece
         self.phase = ""  # the phase the work is in
-        self.structured = True  # False: every line is narration (the report is written)
+        self.structured = True  # False: the report is written: no phases nor milestones
+        self._report_began = False  # the report's first heading came: the rest is the report
 
     def feed(self, event: Event) -> list[BuildEvent]:
         if event.agent_id:  # a subagent's text is its own
@@ -104,7 +105,7 @@ class Narrator:
             self._blank = True
             return self._close_summary() if self._summary else []
         if not self.structured:
-            return self._sentences(line, final=True)[0]
+            return self._report_line(line)
         if (name := phase_name(line)) is not None:
             out = self._close_summary()
             self.phase = name
@@ -118,6 +119,17 @@ class Narrator:
             self._summary.append(line.rstrip())
             return []
         return self._sentences(line, final=True)[0]
+
+    def _report_line(self, line: str) -> list[BuildEvent]:
+        """While the report is written, what comes before its first heading (a handoff) is
+        narration; the report itself is the ``build_report`` event's."""
+        self._report_began = self._report_began or phase_name(line) is not None
+        return [] if self._report_began else self._sentences(line, final=True)[0]
+
+    def reporting(self, on: bool) -> None:
+        """Switch to (or back from) the report: no phases, no milestones, no narration of
+        the report's own sections."""
+        self.structured, self._report_began = not on, False
 
     def _sentences(self, text: str, *, final: bool = False) -> tuple[list[BuildEvent], str]:
         """The whole sentences of ``text`` (all of it when ``final``: its line ended), and

@@ -135,7 +135,8 @@ class BuildRun:
         """The report asked for with tools refused (two refusals at most, then the model
         gets no tools: the session's limit summary)."""
         limits = self.session.config.limits
-        self.guard.reporting, self.narrator.structured = True, False
+        self.guard.reporting = True
+        self.narrator.reporting(True)
         self.session.configure(
             limits=dataclasses.replace(limits, max_tool_calls=2, summary_on_limit=True)
         )
@@ -143,7 +144,8 @@ class BuildRun:
             async for event in self._input(prompt):
                 yield event
         finally:
-            self.guard.reporting, self.narrator.structured = False, True
+            self.guard.reporting = False
+            self.narrator.reporting(False)
             if self.session.state != "closed":
                 self.session.configure(limits=limits)
 
