@@ -21,7 +21,7 @@ SECTIONS = (
     ("What to look at first", ("look", "first", "review", "next")),
 )
 _HEADING = re.compile(r"^\s*(?:#{1,4}\s+|\*\*)(?P<name>[^*#\n]+?)(?:\*\*)?:?\s*$")
-_PATH = re.compile(r"`([\w./-]+\.[A-Za-z0-9]{1,8})`")
+_PATH = re.compile(r"`([\w./-]+\.[a-z0-9]{1,5})`")  # a file name in code: `app.py`
 
 
 @frozen

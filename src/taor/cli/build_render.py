@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import textwrap
 from typing import IO
 
 from taor.agent.events import (
@@ -33,7 +35,10 @@ from taor.build.report import Report
 class BuildRenderer:
     def __init__(self, output_format: str, *, out: IO[str], err: IO[str]) -> None:
         self.format, self.out, self.err = output_format, out, err
-        self.styled = out.isatty() and not os.environ.get("NO_COLOR")
+        self.terminal = out.isatty()
+        self.styled = self.terminal and not os.environ.get("NO_COLOR")
+        self.width = min(shutil.get_terminal_size().columns, 100) if self.terminal else 0
+        self.column = 0  # on a terminal: where the paragraph being written has got to
         self.path = ""
 
     def event(self, event: BuildStreamEvent) -> None:
@@ -41,7 +46,10 @@ class BuildRenderer:
             self.path = event.path
         if self.format == "stream-json":
             self._write(json.dumps(to_json(event), ensure_ascii=False, separators=(",", ":")))
+        elif self.format == "text" and isinstance(event, Narration) and self.terminal:
+            self._flow(event)
         elif self.format == "text" and (line := self._line(event)) is not None:
+            self._end_paragraph()
             self._write(line)
 
     def final(self, report: Report | None, session_id: str) -> None:
@@ -53,6 +61,7 @@ class BuildRenderer:
             "files": [path for path, _ in report.files] if report else [],
             "session_id": session_id,
         }
+        self._end_paragraph()
         if self.format != "text":
             self._write(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
         elif report is not None:
@@ -73,18 +82,47 @@ class BuildRenderer:
         if isinstance(event, Narration):
             return f"\n{event.text}" if event.new_paragraph else event.text
         if isinstance(event, SectionSummary):
-            lines = event.text.splitlines()
-            body = "\n".join(f"  {line}" for line in lines[1:])
-            head = self._green(f"✓ Milestone: {lines[0]}")
-            return f"\n{head}" + (f"\n{body}" if body else "")
+            lines = [f"✓ Milestone: {event.text.splitlines()[0]}", *event.text.splitlines()[1:]]
+            if self.width:
+                lines = [textwrap.fill(line, self.width, subsequent_indent="  ") for line in lines]
+            head, *rest = lines
+            return "\n" + "\n".join([self._green(head), *(f"  {line}" for line in rest)])
         if isinstance(event, ToolCallStart):
-            return self._dim(f"  ▸ {event.summary or event.name}")
+            line = f"  ▸ {event.summary or event.name}"
+            if self.width and len(line) > self.width:
+                line = line[: self.width - 1] + "…"
+            return self._dim(line)
         if isinstance(event, ToolCallEnd) and event.is_error:
             first = event.output.strip().splitlines()[0][:160] if event.output.strip() else ""
             return self._dim(f"    ✗ {first or 'failed'}")
         if isinstance(event, TurnLimit | LoopDetection | WarningEvent | ErrorEvent):
             return f"[{event.kind}: {event.message}]"
         return None
+
+    def _flow(self, event: Narration) -> None:
+        """On a terminal, a paragraph's sentences run on, wrapped to the width."""
+        if event.new_paragraph or not self.column:
+            self._end_paragraph()
+            if event.new_paragraph:
+                self._put("\n")
+        for word in event.text.split():
+            if self.column and self.column + 1 + len(word) > self.width:
+                self._put("\n")
+                self.column = 0
+            self._put(f"{' ' if self.column else ''}{word}")
+            self.column += len(word) + (1 if self.column else 0)
+
+    def _end_paragraph(self) -> None:
+        if self.column:
+            self._put("\n")
+            self.column = 0
+
+    def _put(self, text: str) -> None:
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self.out.fileno())
 
     def _bold(self, text: str) -> str:
         return f"\033[1m{text}\033[0m" if self.styled else text
