@@ -58,3 +58,12 @@ def test_inputs_over_half_the_context_window_are_refused() -> None:
     check_budget(inputs, 200_000, "anthropic:claude-sonnet-4-5")
     with pytest.raises(ConfigurationError, match=r"about 5,001 tokens, over the 4,096 .*local"):
         check_budget(inputs, 8192, "local")
+
+
+def test_step_titles_are_the_steps_without_numbering() -> None:
+    plan = "1. Scaffolding: make it\n- [ ] **Tests**: check it\n## Step 3: ship\nprose\n"
+    assert BuildInputs(brief="b", qna="q", plan=plan).step_titles() == [
+        "Scaffolding",
+        "Tests",
+        "Step 3",
+    ]

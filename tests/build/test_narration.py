@@ -87,6 +87,8 @@ def test_a_summary_names_the_phase_it_closes_and_paragraphs_are_marked() -> None
         ("**Bold** and then words", None),
         ("A sentence that ends.", None),
         ("**Summary**", None),
+        ("Step 2: Write the tests", "Step 2: Write the tests"),
+        ("Step 2: we write the tests. Then more.", None),
     ],
 )
 def test_phase_forms(line: str, name: str | None) -> None:

@@ -34,7 +34,8 @@ async def build(
         hooks=build_hooks(guard),
         profile=compat_profile(),  # the built prompt carries the build's instructions
     )
-    run = BuildRun(session, workspace=workspace, guard=guard, title="Build report: Tally")
+    title = "Build report: Tally"
+    run = BuildRun(session, workspace=workspace, guard=guard, title=title, inputs=INPUTS)
     async with session:
         events = [event async for event in run.run()]
     return events, run, model
@@ -131,3 +132,12 @@ async def test_a_report_without_headings_is_kept_whole_or_made_of_the_milestones
     written = (tmp_path / "BUILD_REPORT.md").read_text()
     expected = reply.text or "- `tally.py` counts words."
     assert f"## What we built\n\n{expected}" in written
+
+
+async def test_a_model_that_names_no_phase_works_in_the_plans_first_step(tmp_path: Path) -> None:
+    plain = tool_calls(("write_file", {"path": "tally.py", "content": "x = 1\n"}), text="Go. ")
+    events, _, _ = await build(tmp_path, [plain, DONE, REPORT])
+    phases = [e.name for e in events if isinstance(e, Phase)]
+    assert phases == ["Scaffolding"]
+    first = next(i for i, e in enumerate(events) if isinstance(e, Phase))
+    assert events[first + 1].kind == "tool_call_start"

@@ -29,6 +29,15 @@ class BuildInputs:
     def steps(self) -> int:
         return len(_STEP.findall(self.plan))
 
+    def step_titles(self) -> list[str]:
+        """Each step's title: its line without the numbering, up to a colon (60 characters)."""
+        titles = []
+        for line in self.plan.splitlines():
+            if _STEP.match(line):
+                text = re.sub(r"^\s*(?:\d+[.)]|[-*+](?:\s+\[[ xX]\])?|#{1,4})\s*", "", line)
+                titles.append(text.split(":", 1)[0].strip(" *_`")[:60])
+        return titles
+
     def tokens(self) -> int:
         """An estimate of the tokens the three take in the prompt."""
         return (len(self.brief) + len(self.qna) + len(self.plan)) // _CHARS_PER_TOKEN

@@ -6,8 +6,8 @@ list item, a heading), so the stream carries one event per sentence, not per tok
 turn. Two kinds of line are structure rather than narration, and are recognised in the forms
 small models write too:
 
-- a phase: a line that is only a bold name (``**Scaffolding**``, ``**Phase 2: Tests**:``) or a
-  markdown heading (``## Scaffolding``);
+- a phase: a line that is only a bold name (``**Scaffolding**``, ``**Phase 2: Tests**:``), a
+  markdown heading (``## Scaffolding``) or a step named by its number (``Step 2: Tests``);
 - a section summary: a line that starts with ``Summary:`` (or ``**Summary:**``,
   ``## Section summary``, ``Milestone:``, ...) and the lines after it up to a blank line, a
   phase or the end of the text.
@@ -34,7 +34,9 @@ _SUMMARY = re.compile(
     re.IGNORECASE,
 )
 _PHASE = re.compile(
-    r"^\s*(?:#{1,4}\s+(?P<heading>.+?)|(?:\*\*|__)(?P<bold>[^*_].*?)(?:\*\*|__):?)\s*:?\s*$"
+    r"^\s*(?:#{1,4}\s+(?P<heading>.+?)|(?:\*\*|__)(?P<bold>[^*_].*?)(?:\*\*|__):?"
+    r"|(?P<step>(?:step|phase|stage)\s+\d+\s*[:.\-—]\s*[^.!?]+))\s*:?\s*$",
+    re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?:[)\"'`*_]*)\s+(?=\S)")
 _MAX_PHASE = 80  # characters: a longer bold line is emphasis, not a phase name
@@ -45,7 +47,9 @@ def phase_name(line: str) -> str | None:
     found = _PHASE.match(line)
     if found is None or _SUMMARY.match(line):
         return None
-    name = (found.group("heading") or found.group("bold") or "").strip(" *_:#")
+    name = (found.group("heading") or found.group("bold") or found.group("step") or "").strip(
+        " *_:#"
+    )
     return name if 0 < len(name) <= _MAX_PHASE else None
 
 

@@ -28,7 +28,7 @@ from taor.agent.config import LoopDetectionConfig, SessionConfig
 from taor.agent.events import ProcessingEnd, StopReason, ToolCallEnd, ToolCallStart
 from taor.agent.policy.hooks import DenyCall, Hooks, ToolCallInfo
 from taor.agent.session import Session
-from taor.build.events import BuildReportReady, BuildStreamEvent, SectionSummary
+from taor.build.events import BuildReportReady, BuildStreamEvent, Phase, SectionSummary
 from taor.build.inputs import BuildInputs
 from taor.build.narration import Narrator
 from taor.build.prompt import GO_ON, HANDOFF, KICKOFF, REPORT, system_prompt
@@ -99,13 +99,21 @@ class BuildRun:
     over ``guard``), working in ``workspace``; see the module docstring."""
 
     def __init__(
-        self, session: Session, *, workspace: Path, guard: ReportGuard, title: str = ""
+        self,
+        session: Session,
+        *,
+        workspace: Path,
+        guard: ReportGuard,
+        title: str = "",
+        inputs: BuildInputs | None = None,
     ) -> None:
         self.session = session
         self.workspace = workspace
         self.guard = guard
         self.title = title or "Build report"
         self.narrator = Narrator()
+        # a model that names no phase before it starts work: the plan's first step is the phase
+        self._first_phase = (inputs.step_titles() or [""])[0] if inputs is not None else ""
         self.report: Report | None = None
         self._checks: dict[str, str] = {}  # call id -> command, for the checks run
         self._done: list[Check] = []
@@ -117,6 +125,8 @@ class BuildRun:
         """The build's events, the session's and the narration, ``build_report`` last.
         ``note``: the person's words for a build that is continued."""
         text = KICKOFF if not self.session.history else (note.strip() or GO_ON)
+        if self.session.history:
+            self._first_phase = ""  # a build that goes on is past its first step
         async for event in self._input(text):
             yield event
         stop: StopReason = self._end.stop_reason if self._end is not None else "closed"
@@ -152,6 +162,9 @@ class BuildRun:
     async def _input(self, text: str) -> AsyncIterator[BuildStreamEvent]:
         self._end = None
         async for event in self.session.submit(text):
+            if isinstance(event, ToolCallStart) and not self.narrator.phase and self._first_phase:
+                self.narrator.phase = self._first_phase
+                yield Phase(name=self._first_phase)
             yield event
             for made in self.narrator.feed(event):
                 yield made

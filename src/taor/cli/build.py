@@ -152,7 +152,9 @@ async def _build(
         if earlier is None:
             save_state(sessions.by_id([folder], session.id), state)
         interrupted = on_signals(session)
-        build = BuildRun(session, workspace=workspace, guard=guard, title=state.title)
+        build = BuildRun(
+            session, workspace=workspace, guard=guard, title=state.title, inputs=state.inputs
+        )
         try:
             async for event in build.run():
                 render.event(event)

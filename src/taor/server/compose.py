@@ -78,9 +78,8 @@ def _build_session(
     else:
         session = Session.recorded(transcript, model, session_id=record.id, **options)
     workspace = Path(record.workspace)
-    run = BuildRun(
-        session, workspace=workspace, guard=guard, title=f"Build report: {record.prompt}"
-    )
+    title = f"Build report: {record.prompt}"
+    run = BuildRun(session, workspace=workspace, guard=guard, title=title, inputs=inputs)
     return cast("Session", BuildSession(session, run))
 
 
