@@ -20,6 +20,7 @@ from ..cli.support import TAOR, environ
 
 pytestmark = [
     pytest.mark.e2e,
+    pytest.mark.timeout(1500),  # a build is many model calls on two shared cores
     pytest.mark.skipif(
         not is_installed(KNOWN[DEFAULT], models_dir()),
         reason=f"the local model is not installed: run `taor models install` ({models_dir()})",

@@ -31,10 +31,20 @@ if TYPE_CHECKING:
     from taor.host.settings import Settings
 
 EXIT_DONE, EXIT_INCOMPLETE = 0, 3
+EPILOG = """The build writes BUILD_REPORT.md in the workspace.
+
+exit codes:
+  0    the plan was carried out
+  1    error (provider, internal)
+  2    usage error, or inputs that cannot be built (one line, before any model call)
+  3    stopped early (the tool-call cap, or a repetition): taor build --continue goes on
+  130  interrupted (SIGINT or SIGTERM): taor build --continue goes on"""
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = parser_for("taor build", "Build a project from a brief, interview answers and a plan.")
+    p = parser_for(
+        "taor build", "Build a project from a brief, interview answers and a plan.", EPILOG
+    )
     p.add_argument("--brief", metavar="FILE", help="the founder's idea brief")
     p.add_argument("--qna", metavar="FILE", help="the understanding interview's answers")
     p.add_argument("--plan", metavar="FILE", help="the build plan, one step a line")
@@ -141,7 +151,7 @@ async def _build(
         window = Catalog.default().lookup(model.provider, model.model_id).context_window
         check_budget(state.inputs, window, f"{model.provider}:{model.model_id}")
         base = config_from(settings)
-        if "permission_mode" not in settings.sources:
+        if args.permission_mode is None:  # a mode set for interactive work does not apply
             base = _bypass(base)
         cap = args.max_tool_calls or state.max_tool_calls or MAX_TOOL_CALLS
         config = build_config(base, state.inputs, max_tool_calls=cap)
@@ -174,7 +184,8 @@ async def _build(
 
 
 def _bypass(config: Any) -> Any:
-    """A build acts on its own: every tool allowed unless the person chose a mode."""
+    """A build acts on its own, with no one to ask: every tool allowed unless the person
+    gives ``--permission-mode`` (the sandbox, ``--sandbox``, bounds what commands reach)."""
     import dataclasses
 
     return dataclasses.replace(
