@@ -64,6 +64,8 @@ def test_stream_json_carries_the_build_events_and_the_result(
     result = events[-1]
     assert result["type"] == "result" and result["complete"] is True
     assert result["files"] == ["tally.py", "test_tally.py"]
+    assert result["result"] == events[-2]["markdown"]
+    assert result["result"] == (tmp_path / "ws" / "BUILD_REPORT.md").read_text()
 
 
 @pytest.mark.parametrize(

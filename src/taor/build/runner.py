@@ -31,7 +31,7 @@ from taor.agent.session import Session
 from taor.build.events import BuildReportReady, BuildStreamEvent, Phase, SectionSummary
 from taor.build.inputs import BuildInputs
 from taor.build.narration import Narrator
-from taor.build.prompt import GO_ON, HANDOFF, KICKOFF, REPORT, system_prompt
+from taor.build.prompt import GO_ON, HANDOFF, NOTHING_DONE, REPORT, kickoff, system_prompt
 from taor.build.report import (
     Check,
     Report,
@@ -55,15 +55,28 @@ _WHY = {
 
 
 class ReportGuard:
-    """A ``before_tool`` hook: while the report is written, every tool call is refused."""
+    """The build's hooks. ``before_tool``: while the report is written, every tool call is
+    refused. ``on_stop``: a model that stops before any tool call ran (a small one may narrate
+    the plan instead of doing it) is told to do the first step, twice at most."""
+
+    NUDGES = 2
 
     def __init__(self) -> None:
         self.reporting = False
+        self.calls = 0  # tool calls the build has asked for (not while reporting)
+        self.nudged = 0
 
     async def before_tool(self, call: ToolCallInfo) -> DenyCall | None:
         if not self.reporting:
+            self.calls += 1
             return None
         return DenyCall(message="the build is over: no more tool calls; write the report as text")
+
+    async def on_stop(self, text: str) -> str | None:
+        if self.reporting or self.calls or self.nudged >= self.NUDGES:
+            return None
+        self.nudged += 1
+        return NOTHING_DONE
 
 
 def build_config(
@@ -91,7 +104,11 @@ def build_config(
 
 def build_hooks(guard: ReportGuard, base: Hooks | None = None) -> Hooks:
     base = base or Hooks()
-    return dataclasses.replace(base, before_tool=(guard.before_tool, *base.before_tool))
+    return dataclasses.replace(
+        base,
+        before_tool=(guard.before_tool, *base.before_tool),
+        on_stop=(guard.on_stop, *base.on_stop),
+    )
 
 
 class BuildRun:
@@ -114,6 +131,7 @@ class BuildRun:
         self.narrator = Narrator()
         # a model that names no phase before it starts work: the plan's first step is the phase
         self._first_phase = (inputs.step_titles() or [""])[0] if inputs is not None else ""
+        self._inputs = inputs
         self.report: Report | None = None
         self._checks: dict[str, str] = {}  # call id -> command, for the checks run
         self._done: list[Check] = []
@@ -124,9 +142,11 @@ class BuildRun:
     async def run(self, note: str = "") -> AsyncIterator[BuildStreamEvent]:
         """The build's events, the session's and the narration, ``build_report`` last.
         ``note``: the person's words for a build that is continued."""
-        text = KICKOFF if not self.session.history else (note.strip() or GO_ON)
-        if self.session.history:
-            self._first_phase = ""  # a build that goes on is past its first step
+        start = kickoff(self._inputs or BuildInputs(brief="", qna="", plan=""))
+        text = start if not self.session.history else (note.strip() or GO_ON)
+        if self.session.history:  # a build that goes on is past its first step
+            self._first_phase = ""
+            self.guard.nudged = self.guard.NUDGES
         async for event in self._input(text):
             yield event
         stop: StopReason = self._end.stop_reason if self._end is not None else "closed"

@@ -40,10 +40,11 @@ class BuildRenderer:
         self.width = min(shutil.get_terminal_size().columns, 100) if self.terminal else 0
         self.column = 0  # on a terminal: where the paragraph being written has got to
         self.path = ""
+        self.markdown = ""  # the report: the build's result
 
     def event(self, event: BuildStreamEvent) -> None:
         if isinstance(event, BuildReportReady):
-            self.path = event.path
+            self.path, self.markdown = event.path, event.markdown
         if self.format == "stream-json":
             self._write(json.dumps(to_json(event), ensure_ascii=False, separators=(",", ":")))
         elif self.format == "text" and isinstance(event, Narration) and self.terminal:
@@ -58,6 +59,7 @@ class BuildRenderer:
             "complete": bool(report and report.complete),
             "why": report.why if report else "",
             "report": self.path,
+            "result": self.markdown,
             "files": [path for path, _ in report.files] if report else [],
             "session_id": session_id,
         }
