@@ -26,7 +26,7 @@ async def build(
 ) -> tuple[list[BuildStreamEvent], BuildRun, ScriptedModel]:
     model = ScriptedModel(replies)
     base = SessionConfig(permissions=PermissionConfig(mode="bypass"))
-    guard = ReportGuard()
+    guard = ReportGuard(INPUTS)
     session = Session(
         model,
         environment=LocalEnvironment(str(workspace)),
@@ -150,9 +150,11 @@ async def test_a_model_that_narrates_the_plan_without_doing_it_is_told_to_do_it(
     talk = text("**Scaffolding**\nWe will create the files. Done, moving on.")
     events, _, model = await build(tmp_path, [talk, talk, SCAFFOLD, DONE, REPORT])
     nudges = [e for e in events if isinstance(e, SteeringInjected) and e.source == "hook"]
-    assert len(nudges) == 2 and "first step now, with a tool call" in nudges[0].text
+    assert len(nudges) == 2 and "Make the tool call for the first step now." in nudges[0].text
+    assert "The first step: 1. Scaffolding: create tally.py" in nudges[0].text
     assert (tmp_path / "tally.py").is_file()
-    assert "**Scaffolding**" in model.requests[0].messages[0].text  # the plan's first phase
+    kickoff = model.requests[0].messages[0].text
+    assert "**Scaffolding**" in kickoff and PLAN.strip() in kickoff  # the plan, its first phase
 
 
 async def test_a_model_that_never_acts_is_told_twice_then_reported(tmp_path: Path) -> None:

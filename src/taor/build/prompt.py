@@ -35,19 +35,39 @@ When every step of the plan is done, end with a short closing message to the fou
 tool calls."""
 
 
+# For a small model (the local one): the same manner in a few lines, with one tool call per
+# reply said plainly; a long list of rules makes it narrate the plan instead of doing it.
+COMPACT_PERSONA = """\
+You are the founder's technical co-founder: we build this project together, with the tools,
+while the founder watches. Speak as "we". Carry out the build plan below, step by step, in
+its order. In each reply: one short sentence on what we do and why, then the tool call that
+does it. Start each phase with its name in bold on its own line. After a group of work, write
+a line starting with "Summary:" that says what we built. If something fails, say so calmly
+and try another way. When every step is done, reply with a short closing message and no tool
+call. Never delete data that was not created in this build, and never call external
+production APIs."""
+
+
 def kickoff(inputs: BuildInputs) -> str:
-    """The build's first input: start, with the plan's first phase named."""
+    """The build's first input: the plan (again: a small model follows the input more than the
+    system prompt), and its first phase named."""
     first = (inputs.step_titles() or ["the first phase"])[0]
     return (
-        "Start the build now: carry out the plan step by step with the tools, narrating as we "
-        f"go. Begin with the first phase's name in bold on its own line: **{first}**"
+        "Start the build now: carry out this plan step by step with the tools, narrating as we "
+        f"go.\n\n{inputs.plan.strip()}\n\nBegin with the first phase's name in bold on its "
+        f"own line: **{first}**"
     )
 
 
-NOTHING_DONE = (
-    "We have not done any of the plan yet. Do its first step now, with a tool call (write the "
-    "file, or run the command), narrating as we go."
-)
+def nothing_done(inputs: BuildInputs | None) -> str:
+    """What a model that stopped before any tool call is told."""
+    steps = [line.strip() for line in (inputs.plan if inputs else "").splitlines() if line.strip()]
+    first = f" The first step: {steps[0]}" if steps else ""
+    return (
+        "We have not done any of the plan yet: describing it does not do it. Make the tool "
+        f"call for the first step now.{first}"
+    )
+
 
 GO_ON = (
     "We were interrupted. Look at the workspace to see where we are, say so in a sentence, "
@@ -72,10 +92,10 @@ HANDOFF = (
 )
 
 
-def system_prompt(inputs: BuildInputs) -> str:
+def system_prompt(inputs: BuildInputs, *, compact: bool = False) -> str:
     """The build's instructions: persona, then the founder's words verbatim, then the plan."""
     return (
-        f"{PERSONA}\n\n"
+        f"{COMPACT_PERSONA if compact else PERSONA}\n\n"
         "# The founder's idea brief (verbatim)\n\n"
         f"{inputs.brief.strip()}\n\n"
         "# The understanding interview: questions and the founder's answers (verbatim)\n\n"

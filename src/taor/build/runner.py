@@ -31,7 +31,7 @@ from taor.agent.session import Session
 from taor.build.events import BuildReportReady, BuildStreamEvent, Phase, SectionSummary
 from taor.build.inputs import BuildInputs
 from taor.build.narration import Narrator
-from taor.build.prompt import GO_ON, HANDOFF, NOTHING_DONE, REPORT, kickoff, system_prompt
+from taor.build.prompt import GO_ON, HANDOFF, REPORT, kickoff, nothing_done, system_prompt
 from taor.build.report import (
     Check,
     Report,
@@ -61,7 +61,8 @@ class ReportGuard:
 
     NUDGES = 2
 
-    def __init__(self) -> None:
+    def __init__(self, inputs: BuildInputs | None = None) -> None:
+        self.inputs = inputs
         self.reporting = False
         self.calls = 0  # tool calls the build has asked for (not while reporting)
         self.nudged = 0
@@ -76,17 +77,22 @@ class ReportGuard:
         if self.reporting or self.calls or self.nudged >= self.NUDGES:
             return None
         self.nudged += 1
-        return NOTHING_DONE
+        return nothing_done(self.inputs)
 
 
 def build_config(
-    base: SessionConfig, inputs: BuildInputs, *, max_tool_calls: int = MAX_TOOL_CALLS
+    base: SessionConfig,
+    inputs: BuildInputs,
+    *,
+    max_tool_calls: int = MAX_TOOL_CALLS,
+    compact: bool = False,
 ) -> SessionConfig:
     """``base`` made a build's: the build's instructions first (the user's own after them),
-    the tool-call cap, the repetition rule, and the plan kept through any compaction. The
+    the tool-call cap, the repetition rule, and the plan kept through any compaction
+    (``compact``: the persona in a few lines, for a small model). The
     instructions reach the model in the prompt its profile builds (or after a system prompt
     the config sets: a session with neither has no prompt to carry them)."""
-    instructions = system_prompt(inputs)
+    instructions = system_prompt(inputs, compact=compact)
     if base.instructions.strip():
         instructions = f"{instructions}\n\n{base.instructions}"
     if base.system_prompt:

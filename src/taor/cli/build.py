@@ -154,8 +154,9 @@ async def _build(
         if args.permission_mode is None:  # a mode set for interactive work does not apply
             base = _bypass(base)
         cap = args.max_tool_calls or state.max_tool_calls or MAX_TOOL_CALLS
-        config = build_config(base, state.inputs, max_tool_calls=cap)
-        guard = ReportGuard()
+        small = model.provider == "local"  # a small model on this machine: the short persona
+        config = build_config(base, state.inputs, max_tool_calls=cap, compact=small)
+        guard = ReportGuard(state.inputs)
         hooks = build_hooks(guard, hooks_from(settings.hooks, workspace))
         environment = environment_from(workspace, settings)
         session = open_session(environment, model, config, earlier=earlier, hooks=hooks)

@@ -69,8 +69,11 @@ def _build_session(
 
     spec: dict[str, Any] = record.options.get("build") or {}
     inputs = BuildInputs(brief=spec["brief"], qna=spec["qna"], plan=spec["plan"])
-    config = build_config(_config(record), inputs, max_tool_calls=spec.get("max_tool_calls") or 150)
-    guard = ReportGuard()
+    cap = spec.get("max_tool_calls") or 150
+    config = build_config(
+        _config(record), inputs, max_tool_calls=cap, compact=model.provider == "local"
+    )
+    guard = ReportGuard(inputs)
     options: dict[str, Any] = {"environment": environment, "config": config,
                                "hooks": build_hooks(guard)}  # fmt: skip
     if transcript.exists():
