@@ -162,3 +162,12 @@ async def test_a_model_that_never_acts_is_told_twice_then_reported(tmp_path: Pat
     events, _, _ = await build(tmp_path, [talk, talk, talk, REPORT])
     assert len([e for e in events if isinstance(e, SteeringInjected)]) == 2
     assert isinstance(events[-1], BuildReportReady)
+
+
+async def test_a_model_that_stops_at_a_phase_heading_is_told_to_go_on(tmp_path: Path) -> None:
+    heading = text("**Tests**")
+    events, _, _ = await build(tmp_path, [SCAFFOLD, heading, TESTS, DONE, REPORT])
+    steered = [e.text for e in events if isinstance(e, SteeringInjected)]
+    assert steered == ["Go on with Tests now: make its first tool call."]
+    assert (tmp_path / "test_tally.py").is_file()
+    assert [e.name for e in events if isinstance(e, Phase)] == ["Scaffolding", "Tests", "Tests"]

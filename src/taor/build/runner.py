@@ -30,7 +30,7 @@ from taor.agent.policy.hooks import DenyCall, Hooks, ToolCallInfo
 from taor.agent.session import Session
 from taor.build.events import BuildReportReady, BuildStreamEvent, Phase, SectionSummary
 from taor.build.inputs import BuildInputs
-from taor.build.narration import Narrator
+from taor.build.narration import Narrator, phase_name
 from taor.build.prompt import GO_ON, HANDOFF, REPORT, kickoff, nothing_done, system_prompt
 from taor.build.report import (
     Check,
@@ -57,15 +57,19 @@ _WHY = {
 class ReportGuard:
     """The build's hooks. ``before_tool``: while the report is written, every tool call is
     refused. ``on_stop``: a model that stops before any tool call ran (a small one may narrate
-    the plan instead of doing it) is told to do the first step, twice at most."""
+    the plan instead of doing it) is told to do the first step, twice at most; one that stops
+    right after naming a phase (a small model ends its reply at the heading) is told to go on
+    with it, a few times at most."""
 
     NUDGES = 2
+    GO_ONS = 5
 
     def __init__(self, inputs: BuildInputs | None = None) -> None:
         self.inputs = inputs
         self.reporting = False
         self.calls = 0  # tool calls the build has asked for (not while reporting)
         self.nudged = 0
+        self.went_on = 0
 
     async def before_tool(self, call: ToolCallInfo) -> DenyCall | None:
         if not self.reporting:
@@ -74,7 +78,14 @@ class ReportGuard:
         return DenyCall(message="the build is over: no more tool calls; write the report as text")
 
     async def on_stop(self, text: str) -> str | None:
-        if self.reporting or self.calls or self.nudged >= self.NUDGES:
+        if self.reporting:
+            return None
+        last = next((line for line in reversed(text.splitlines()) if line.strip()), "")
+        phase = phase_name(last)
+        if phase is not None and self.went_on < self.GO_ONS:
+            self.went_on += 1
+            return f"Go on with {phase} now: make its first tool call."
+        if self.calls or self.nudged >= self.NUDGES:
             return None
         self.nudged += 1
         return nothing_done(self.inputs)
