@@ -171,3 +171,12 @@ async def test_a_model_that_stops_at_a_phase_heading_is_told_to_go_on(tmp_path: 
     assert steered == ["Go on with Tests now: make its first tool call."]
     assert (tmp_path / "test_tally.py").is_file()
     assert [e.name for e in events if isinstance(e, Phase)] == ["Scaffolding", "Tests", "Tests"]
+
+
+async def test_a_failed_last_check_is_said_in_the_status(tmp_path: Path) -> None:
+    failing = tool_calls(("shell", {"command": "python3 -c 'raise SystemExit(1)'  # test"}))
+    await build(tmp_path, [SCAFFOLD, failing, DONE, REPORT])
+    status = (tmp_path / "BUILD_REPORT.md").read_text().splitlines()[2]
+    assert status == (
+        "Status: **complete** (the last check, `python3 -c 'raise SystemExit(1)'  # test`, failed)"
+    )

@@ -56,7 +56,7 @@ def test_a_tiny_build_on_the_local_model(tmp_path: Path) -> None:
     events = [line for line in lines if "kind" in line]
     kinds = [event["kind"] for event in events]
     assert done.returncode in (0, 3), done.stderr
-    assert "phase" in kinds and kinds.count("narration") >= 2, kinds
+    assert "phase" in kinds and "narration" in kinds, kinds
     report = [e for e in events if e["kind"] == "build_report"]
     assert len(report) == 1
     written = (workspace / "BUILD_REPORT.md").read_text()

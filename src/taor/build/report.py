@@ -45,7 +45,10 @@ class Report:
 
     def markdown(self) -> str:
         status = "complete" if self.complete else f"incomplete: {self.why}"
-        parts = [f"# {self.title}", f"Status: **{status}**"]
+        line = f"Status: **{status}**"
+        if self.checks and not self.checks[-1].passed:  # said at the top, not only at the end
+            line += f" (the last check, `{self.checks[-1].command}`, failed)"
+        parts = [f"# {self.title}", line]
         if self.handoff:
             parts.append(f"## Where we stopped\n\n{self.handoff}")
         body = dict(self.sections)
