@@ -49,9 +49,14 @@ class Limits:
 
 @frozen
 class LoopDetectionConfig:
+    """``repeats``: when set, one call made that many times within the last ``window`` calls
+    is a loop too (not only a block that fills the window), and that many back-to-back
+    copies of a warned call stop the cycle."""
+
     enabled: bool = True
     window: int = 10
     cooldown: int = 10  # tool calls after a warning before another can fire
+    repeats: int = 0  # 0: only the cycle rule
 
 
 @frozen

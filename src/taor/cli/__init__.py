@@ -30,6 +30,7 @@ SUBCOMMANDS = {
     "models": "taor.cli.models",
     "trust": "taor.cli.trust_cmd",
     "mcp": "taor.cli.mcp_cmd",  # its serve is taor.mcp_server's, reached by name
+    "build": "taor.cli.build",
     "serve": "taor.server.command",  # a front end of its own, reached by name
     "voice": "taor.voice.command",  # the speech-to-text MCP server (the voice extra)
     "worker": "taor.server.spread.command",  # the service's runs, across machines

@@ -27,6 +27,8 @@ mcp: MCP servers from taor mcp add|list|get|remove, [mcp.servers.NAME] in config
 other commands: taor config show, taor trust [DIR | --list | --revoke [DIR]], taor sessions
   [--all], taor sessions show ID, taor doctor, taor models list, taor models install [NAME],
   taor serve [--port N] (the service, over HTTP), taor serve token create NAME [--admin]
+  taor build --brief FILE --qna FILE --plan FILE [--workspace DIR] | --continue (a project,
+  built on its own from an idea brief, interview answers and a plan, narrated as it goes)
 
 exit codes:
   0    done

@@ -7,3 +7,5 @@ turns its events into sentence-sized progress lines; ``asking`` puts a permissio
 client as an elicitation. The ``taor`` command reaches ``command.run`` by name; this package
 imports nothing of ``taor.cli`` or ``taor.server``.
 """
+
+__all__: list[str] = []

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx2
 
@@ -34,7 +34,10 @@ from taor.errors import ServiceError
 from taor.server.client_views import Run, RunPage, service_error
 
 if TYPE_CHECKING:
+    from taor.build.events import BuildStreamEvent
     from taor.server.remote import RemoteSession
+
+E = TypeVar("E")
 
 MAX_EVENT = 64 << 20  # one event's JSON: a tool's whole output can be large
 
@@ -95,6 +98,25 @@ class Client:
         body.update({name: value for name, value in given.items() if value is not None})
         return Run.of(await self._call("POST", "/runs", json=body))
 
+    async def create_build(
+        self,
+        brief: str,
+        qna: str,
+        plan: str,
+        *,
+        max_tool_calls: int | None = None,
+        **run: Any,
+    ) -> Run:
+        """Start a build run (``taor.build``) from an idea brief, the interview's answers and
+        a build plan; ``run``: ``create_run``'s keywords (model, workspace, limits, ...). Its
+        events, with the narration, phases and milestones: ``build_events``."""
+        build: dict[str, Any] = {"brief": brief, "qna": qna, "plan": plan}
+        if max_tool_calls is not None:
+            build["max_tool_calls"] = max_tool_calls
+        body: dict[str, Any] = {"kind": "build", "build": build}
+        body.update({name: value for name, value in run.items() if value is not None})
+        return Run.of(await self._call("POST", "/runs", json=body))
+
     async def get(self, run_id: str) -> Run:
         return Run.of(await self._call("GET", f"/runs/{run_id}"))
 
@@ -147,17 +169,31 @@ class Client:
 
     # --- events ---
 
-    async def events(self, run_id: str, after: int = 0) -> AsyncIterator[Event]:
+    def events(self, run_id: str, after: int = 0) -> AsyncIterator[Event]:
         """The run's events numbered above ``after``, in order, each once, as they happen;
-        ends when the run has ended and its last event has been yielded."""
+        ends when the run has ended and its last event has been yielded. (A build run's own
+        events, its narration, are left out: ``build_events`` has them.)"""
+        return self._follow(run_id, after, _session_event)
+
+    def build_events(self, run_id: str, after: int = 0) -> AsyncIterator[BuildStreamEvent]:
+        """``events`` with a build run's own: ``narration``, ``phase``, ``section_summary``,
+        ``build_report`` (``taor.build.events``)."""
+        from taor.build.events import decode
+
+        return self._follow(run_id, after, decode)
+
+    async def _follow(
+        self, run_id: str, after: int, decode: Callable[[Any], E | None]
+    ) -> AsyncIterator[E]:
         last = after
         ended = False  # seen ended before the stream now read was opened: it reads all
         waited, pause = 0.0, 0.02
         while True:
             try:
-                async for seq, event in self._stream(run_id, last):
+                async for seq, data in self._stream(run_id, last):
                     last, waited, pause = seq, 0.0, 0.02
-                    yield event
+                    if (event := decode(data)) is not None:
+                        yield event
                 if ended:
                     return
                 ended = (await self.get(run_id)).ended
@@ -170,7 +206,7 @@ class Client:
             waited += pause
             pause = min(pause * 2, 0.5)
 
-    async def _stream(self, run_id: str, after: int) -> AsyncIterator[tuple[int, Event]]:
+    async def _stream(self, run_id: str, after: int) -> AsyncIterator[tuple[int, Any]]:
         headers = {"last-event-id": str(after)} if after else {}
         url = f"/runs/{run_id}/events"
         async with self._http.sse(url, headers=headers, max_event_size=MAX_EVENT) as source:
@@ -181,7 +217,7 @@ class Client:
                 seq = int(message.id) if message.id.isdigit() else 0
                 if seq > after:  # a number already seen is never yielded again
                     after = seq
-                    yield seq, event_from_json(json.loads(message.data))
+                    yield seq, json.loads(message.data)
 
     async def _call(self, method: str, path: str, **kwargs: Any) -> Any:
         try:
@@ -191,6 +227,16 @@ class Client:
         if response.is_success:
             return response.json() if response.content else None
         raise service_error(response.status_code, response.content, response.headers)
+
+
+def _session_event(data: Any) -> Event | None:
+    """A session's event; None for a build's own (``taor.build.events``)."""
+    if isinstance(data, dict) and data.get("kind") in _BUILD_KINDS:
+        return None
+    return event_from_json(data)
+
+
+_BUILD_KINDS = frozenset({"narration", "phase", "section_summary", "build_report"})
 
 
 class _Unreachable(ServiceError):

@@ -6,12 +6,17 @@ its session is resumed from it (``Session.resume``: a tool call that may have ru
 ``interrupted``, never run again; a permission wait is asked again).
 
 The model is the run's (``provider:model``) or the service's default, reached at the service's
-base URL when one is set; keys come from the service's own environment, never from a run."""
+base URL when one is set; keys come from the service's own environment, never from a run.
+
+A build run (``kind: build``) gets a build's session (``taor.build``: the persona, the brief,
+interview and plan in its prompt, the tool-call cap, the repetition rule, no tool while the
+report is written) behind a ``BuildSession``, which the worker carries out as a session."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 from taor.agent.config import Limits, PermissionConfig, SessionConfig
 from taor.agent.session import Session
@@ -23,6 +28,9 @@ from taor.server.config import ServiceConfig
 from taor.server.store.runs import RunRecord
 from taor.server.workspaces import clone
 
+if TYPE_CHECKING:
+    from taor.server.schemas import RunCreate
+
 
 def composer(config: ServiceConfig) -> Compose:
     async def compose(record: RunRecord) -> tuple[Session, Model]:
@@ -33,6 +41,8 @@ def composer(config: ServiceConfig) -> Compose:
             await clone(config, spec.get("url") or "", spec.get("ref"), workspace)
         model = connect(record.model, base_url=config.base_url or None)
         environment = environment_for(workspace, sandbox=config.sandbox)
+        if record.options.get("kind") == "build":
+            return _build_session(record, transcript, model, environment), model
         if transcript.exists():
             return Session.resume(
                 transcript, model, environment=environment, config=_config(record)
@@ -47,6 +57,59 @@ def composer(config: ServiceConfig) -> Compose:
         return session, model
 
     return compose
+
+
+def _build_session(
+    record: RunRecord, transcript: Path, model: Model, environment: Environment
+) -> Session:
+    """A build run's session, new or resumed, behind the ``BuildSession`` the worker drives
+    (it stands in for a ``Session``: the worker uses only what both have)."""
+    from taor.build import BuildInputs, BuildRun, ReportGuard, build_config, build_hooks
+    from taor.server.build_session import BuildSession
+
+    spec: dict[str, Any] = record.options.get("build") or {}
+    inputs = BuildInputs(brief=spec["brief"], qna=spec["qna"], plan=spec["plan"])
+    cap = spec.get("max_tool_calls") or 150
+    config = build_config(
+        _config(record), inputs, max_tool_calls=cap, compact=model.provider == "local"
+    )
+    guard = ReportGuard(inputs)
+    options: dict[str, Any] = {"environment": environment, "config": config,
+                               "hooks": build_hooks(guard)}  # fmt: skip
+    if transcript.exists():
+        session = Session.resume(transcript, model, **options)
+    else:
+        session = Session.recorded(transcript, model, session_id=record.id, **options)
+    workspace = Path(record.workspace)
+    title = f"Build report: {record.prompt}"
+    run = BuildRun(session, workspace=workspace, guard=guard, title=title, inputs=inputs)
+    return cast("Session", BuildSession(session, run))
+
+
+def build_title(body: RunCreate) -> str:
+    """A build run's name: the first line of its brief."""
+    brief = body.build.brief if body.build is not None else ""
+    first = next((line.strip(" #*") for line in brief.splitlines() if line.strip()), "")
+    return first[:80] or "build"
+
+
+def build_problem(body: RunCreate, model: str) -> str | None:
+    """Why a build run's inputs cannot be built with ``model`` (before any model call)."""
+    if body.build is None:
+        return None
+    from taor.build.inputs import BuildInputs, check, check_budget
+    from taor.errors import ConfigurationError
+    from taor.llm.catalog import Catalog
+
+    inputs = BuildInputs(brief=body.build.brief, qna=body.build.qna, plan=body.build.plan)
+    provider, _, model_id = model.partition(":")
+    try:
+        check(inputs)
+        window = Catalog.default().lookup(provider, model_id or provider).context_window
+        check_budget(inputs, window, model)
+    except ConfigurationError as error:
+        return f"build: {error}"
+    return None
 
 
 def transcript_of(config: ServiceConfig, run_id: str) -> Path:

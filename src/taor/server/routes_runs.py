@@ -19,7 +19,7 @@ from taor.agent.commands import Answer, Command, FollowUp, Interrupt, Steer
 from taor.errors import ConfigurationError, SessionError
 from taor.server.admission import admit
 from taor.server.auth import CurrentUser
-from taor.server.compose import transcript_of
+from taor.server.compose import build_problem, build_title, transcript_of
 from taor.server.routes_events import router as events_router
 from taor.server.runner import NotLive
 from taor.server.schemas import (
@@ -51,15 +51,17 @@ async def create_run(body: RunCreate, request: Request, user: CurrentUser) -> Ru
         check(service.config, spec)
     except ConfigurationError as error:
         raise HTTPException(422, f"workspace: {error}") from None
+    if problem := build_problem(body, body.model or service.config.default_model):
+        raise HTTPException(422, problem)
     async with service.manager.admission:
         await admit(service.config, service.runs, user)
         record = await service.runs.create(
             user,
-            prompt=body.prompt,
+            prompt=body.prompt or build_title(body),
             model=body.model or service.config.default_model,
             workspace="",
             options=body.model_dump(
-                include={"workspace", "limits", "permission_mode", "allow", "deny"}
+                include={"workspace", "limits", "permission_mode", "allow", "deny", "kind", "build"}
             ),
             metadata=body.metadata,
         )

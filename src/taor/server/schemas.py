@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 PermissionMode = Literal["default", "plan", "accept_edits", "bypass"]
 Decision = Literal["allow", "allow_always", "deny"]
@@ -35,8 +35,22 @@ class Workspace(_Body):
     path: str | None = Field(default=None, description="kind=host: an allowed folder on the host")
 
 
+class BuildSpec(_Body):
+    """A build run's inputs (``taor.build``): the founder's idea brief, the understanding
+    interview's answers, and the build plan it carries out in order."""
+
+    brief: str = Field(..., min_length=1, max_length=200_000)
+    qna: str = Field(..., min_length=1, max_length=200_000)
+    plan: str = Field(..., min_length=1, max_length=200_000)
+    max_tool_calls: int | None = Field(default=None, ge=1, le=10_000, description="150 if none")
+
+
 class RunCreate(_Body):
-    prompt: str = Field(..., min_length=1, max_length=200_000)
+    kind: Literal["agent", "build"] = Field(
+        default="agent", description="agent: the prompt is the task; build: a build run"
+    )
+    prompt: str = Field(default="", max_length=200_000, description="the task (agent runs)")
+    build: BuildSpec | None = Field(default=None, description="kind=build: its inputs")
     model: str | None = Field(
         default=None, description="provider:model; the service's default if none"
     )
@@ -48,6 +62,16 @@ class RunCreate(_Body):
     )
     deny: tuple[str, ...] = Field(default=(), max_length=200)
     metadata: dict[str, Any] = Field(default_factory=dict, description="kept, never read")
+
+    @model_validator(mode="after")
+    def _inputs_of_the_kind(self) -> RunCreate:
+        if self.kind == "build" and self.build is None:
+            raise ValueError("a build run needs build: {brief, qna, plan}")
+        if self.kind == "agent" and not self.prompt.strip():
+            raise ValueError("prompt: the task, at least one character")
+        if self.kind == "agent" and self.build is not None:
+            raise ValueError("build: only for kind=build")
+        return self
 
 
 class Text(_Body):

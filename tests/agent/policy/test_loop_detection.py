@@ -195,3 +195,24 @@ def test_any_short_cycle_is_found(block: list[str], prefix: list[str]) -> None:
     assert results
     assert results[0][1].kind == "warn"
     assert results[0][1].cycle_length == len(block)
+
+
+def test_repeats_warns_on_the_third_copy_anywhere_in_the_window() -> None:
+    detector = LoopDetector(LoopDetectionConfig(repeats=3))
+    results = fired(feed(detector, [A, B, A, C, A]))
+    assert [(i, v.kind, v.pattern, v.repeats) for i, v in results] == [
+        (4, "warn", (signature(A),), 3)
+    ]
+    assert "3 times" in results[0][1].message
+
+
+def test_repeats_stops_only_when_the_warned_call_repeats_again() -> None:
+    detector = LoopDetector(LoopDetectionConfig(repeats=3))
+    feed(detector, [A, A, A])  # warned: the model tries something else
+    assert fired(feed(detector, [B, C, A, B])) == []  # one stray copy is not a loop
+    results = fired(feed(detector, [A, A]))
+    assert [(v.kind, v.pattern) for _, v in results] == [("stop", (signature(A),))]
+
+
+def test_repeats_off_keeps_the_cycle_rule() -> None:
+    assert fired(feed(LoopDetector(LoopDetectionConfig()), [A, B, A, C, A])) == []

@@ -16,6 +16,11 @@ What happens on a hit:
   the window again at any later point of the same input stops it too. One stray call that
   happens to match the block (re-reading a file after editing it) does not.
 
+With ``repeats`` set (``LoopDetectionConfig``), a call made that many times within the window
+is a loop as well, wherever the copies fall, and after its warning that many back-to-back copies
+(or that many again within a window) stop the cycle: a host that wants "the same call three
+times in ten" gets it from this detector, not a copy of it.
+
 Calls with varying arguments (moving many files, paging through results) have distinct
 signatures and never fire. ``reset()`` starts a new input: the window
 never spans inputs. A disabled config never fires.
@@ -101,16 +106,18 @@ class LoopDetector:
         if self._watch is None:
             return None
         self._since_warning.append(sig)
-        k = len(self._watch)
-        tail = tuple(self._since_warning[-k * _STOP_COPIES :])
-        if len(tail) == k * _STOP_COPIES and _cycle_of(tail, k) == self._watch:
-            return self._stop(tail[-k:], _STOP_COPIES)
+        k, copies = len(self._watch), self._config.repeats or _STOP_COPIES
+        tail = tuple(self._since_warning[-k * copies :])
+        if len(tail) == k * copies and _cycle_of(tail, k) == self._watch:
+            return self._stop(tail[-k:], copies)
         if len(self._since_warning) >= self._config.window:
             self._end_watch()
         return None
 
     def _check_window(self) -> LoopVerdict | None:
         found = _find_cycle(tuple(self._recent), self._config.window)
+        if found is None and self._config.repeats:
+            found = _find_repeat(tuple(self._recent), self._config.repeats)
         if found is None:
             return None
         block, repeats = found
@@ -169,6 +176,12 @@ def _find_cycle(recent: Pattern, window: int) -> tuple[Pattern, int] | None:
     return None
 
 
+def _find_repeat(recent: Pattern, repeats: int) -> tuple[Pattern, int] | None:
+    """The latest call when it is in ``recent`` at least ``repeats`` times."""
+    count = recent.count(recent[-1]) if recent else 0
+    return ((recent[-1],), count) if repeats > 1 and count >= repeats else None
+
+
 def _cycle_of(signatures: Pattern, k: int) -> Pattern | None:
     """The block's canonical rotation when ``signatures`` is one ``k``-block repeated and that
     block is not a shorter cycle itself; else None."""
@@ -206,7 +219,7 @@ def _describe(block: Pattern) -> str:
 
 def _warn_message(block: Pattern, repeats: int) -> str:
     return (
-        f"You have repeated {_describe(block)} {repeats} times in a row without making "
+        f"You have repeated {_describe(block)} {repeats} times without making "
         "progress. Stop and think about why it is not working, then try a different approach "
         "(other arguments, another tool, or ask the user)."
     )

@@ -11,3 +11,5 @@ machine mounts.
   them out, heartbeats, and takes over a dead worker's runs;
 - ``command``: ``taor worker`` and ``taor workers``.
 """
+
+__all__: list[str] = []

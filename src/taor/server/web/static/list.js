@@ -10,6 +10,7 @@ const REFRESH = 3000;
 
 signIn(() => {
   $("new-run").addEventListener("submit", startRun);
+  $("kind").addEventListener("change", showKind);
   $("prompt").addEventListener("keydown", (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
       event.preventDefault();
@@ -61,15 +62,35 @@ function item(run) {
   );
 }
 
+// A build takes a brief, interview answers and a plan in place of a prompt.
+function showKind() {
+  const build = $("kind").value === "build";
+  $("build-inputs").hidden = !build;
+  $("prompt").hidden = build;
+  $("prompt").required = !build;
+  for (const id of ["brief", "qna", "plan"]) $(id).required = build;
+}
+
+function runBody() {
+  const body = { permission_mode: $("mode").value };
+  const model = $("model").value.trim();
+  if (model) body.model = model;
+  if ($("kind").value !== "build") return { ...body, prompt: $("prompt").value.trim() };
+  const build = {};
+  for (const id of ["brief", "qna", "plan"]) build[id] = $(id).value.trim();
+  return { ...body, kind: "build", build };
+}
+
 async function startRun(event) {
   event.preventDefault();
   const form = event.target;
   const button = form.querySelector("button[type=submit]");
-  const body = { prompt: $("prompt").value.trim(), permission_mode: $("mode").value };
-  const model = $("model").value.trim();
-  if (model) body.model = model;
-  if (!body.prompt) {
-    $("prompt").focus();
+  const body = runBody();
+  const empty = body.build
+    ? ["brief", "qna", "plan"].find((id) => !body.build[id])
+    : !body.prompt && "prompt";
+  if (empty) {
+    $(empty).focus();
     return;
   }
   button.disabled = true;

@@ -3,6 +3,7 @@
 // rest. Events are taken once each, in order of their number: one already shown is ignored,
 // so a stream resumed after a drop or replayed after a reload never shows anything twice.
 
+import { BUILD_HANDLERS, BUILD_KINDS, breakNarration, startBuild } from "./build.js";
 import { DECISIONS, permissionCard, settle, showDiff, toolRow } from "./cards.js";
 import { argumentsDiff, clip, el, pretty } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
@@ -25,7 +26,10 @@ export class Timeline {
   add(seq, event) {
     if (!(seq > this.lastSeq)) return false;
     this.lastSeq = seq;
-    const handler = HANDLERS[event.kind];
+    if (BUILD_KINDS.has(event.kind)) startBuild(this);
+    let handler = HANDLERS[event.kind];
+    if (this.build && !event.agent_id && TEXT.has(event.kind)) handler = null;
+    if (this.build && !event.agent_id && event.kind === "user_input") handler = HANDLERS.build_input;
     if (handler) handler.call(this, event, seq);
     this.hooks.changed?.(event);
     return true;
@@ -40,6 +44,7 @@ export class Timeline {
 
   append(node, event, seq) {
     node.dataset.seq = seq;
+    if (!BUILD_KINDS.has(event.kind)) breakNarration(this);
     if (event.agent_id) {
       // a subagent's: labelled with its id (in the summary of a row, by CSS elsewhere, since a
       // narration block's content is rewritten as it streams)
@@ -81,7 +86,11 @@ function render(block) {
   });
 }
 
+// In a build, the model's own text is shown as its narration (``build.js``), not as well.
+const TEXT = new Set(["assistant_text_start", "assistant_text_delta", "assistant_text_end"]);
+
 const HANDLERS = {
+  ...BUILD_HANDLERS,
   session_start(event, seq) {
     if (event.resumed) this.note(event, seq, `Resumed · ${event.provider}:${event.model}`);
   },
