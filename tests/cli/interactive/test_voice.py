@@ -26,8 +26,10 @@ def test_voice_start_file_sends_what_it_hears_as_the_prompt(
     term.wait_for(PROMPT_READY)
     term.send(f"/voice start {said.name}")
     term.wait_for("voice off: the source ended", timeout=120)
-    shown = term.wait_for("It will be sunny.")
-    assert f"🎤 listening to {said}" in shown and f"🎤 {HEARD}" in shown
+    term.wait_for("It will be sunny.")
+    # The screen wraps long lines itself (the file's path is long under pytest): each part alone.
+    term.wait_for("🎤 listening to")
+    term.wait_for(f"🎤 {HEARD}")
     assert server.requests[0].json["messages"][-1]["content"].startswith(HEARD)
     term.send("/voice status")
     term.wait_for("voice is off")
