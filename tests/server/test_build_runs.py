@@ -1,6 +1,6 @@
 """Build runs in the service: made through the API and ``Client.create_build``, carried out by
 a worker with the narration in the run's events, the report as the run's result and in its
-workspace, each end (the cap), bad inputs refused before any model call, and a build
+workspace, each end (the cap, a repetition steered once then stopped), bad inputs refused before any model call, and a build
 interrupted then continued from its transcript."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import httpx2
 
 from taor.build.events import BuildReportReady, Narration, Phase, SectionSummary
 from taor.server import Client
-from taor.testing import Reply, stall
+from taor.testing import Reply, stall, text, tool_calls
 
 from ..build.scripts import BRIEF, DONE, HANDOFF, LIST, PLAN, QNA, REPORT, SCAFFOLD, TESTS
 from .conftest import Served
@@ -92,6 +92,25 @@ async def test_a_build_stopped_at_its_cap_hands_over(served: Served) -> None:
     report = report_in(done)
     assert "Status: **incomplete: we reached the action limit" in report
     assert "We reached our limit." in report
+
+
+async def test_a_repetition_is_steered_once_then_stopped_with_the_handoff(
+    served: Served,
+) -> None:
+    same = tool_calls(("shell", {"command": "python3 nothing.py"}), text="Running it. ")
+    other = tool_calls(("read_file", {"path": "brief.md"}), text="Another way. ")
+    served.model.push(same, same, same, other, same, same, same, HANDOFF)
+    async with served.client(served.admin) as client:
+        run = await create_build(client)
+        done = await until(client, run["id"], "finished", "failed", "interrupted")
+        events = await sse(client, run["id"])
+    kinds = [e["event"] for e in events]
+    assert kinds.count("loop_detection") == 2
+    assert done["stop_reason"] == "loop_detected"
+    report = report_in(done)
+    assert "Status: **incomplete" in report and "We reached our limit." in report
+    steering = [json.loads(e["data"]) for e in events if e["event"] == "steering_injected"]
+    assert len(steering) == 1
 
 
 async def test_an_interrupted_build_is_continued_from_its_transcript(served: Served) -> None:
