@@ -13,7 +13,7 @@ import httpx2
 
 from taor.build.events import BuildReportReady, Narration, Phase, SectionSummary
 from taor.server import Client
-from taor.testing import Reply, stall, text, tool_calls
+from taor.testing import Reply, stall, tool_calls
 
 from ..build.scripts import BRIEF, DONE, HANDOFF, LIST, PLAN, QNA, REPORT, SCAFFOLD, TESTS
 from .conftest import Served
