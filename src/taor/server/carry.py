@@ -32,6 +32,8 @@ from taor.agent.events import (
     PermissionDecision,
     PermissionRequest,
     ProcessingEnd,
+    ToolCallEnd,
+    ToolCallStart,
     UsageEvent,
 )
 from taor.agent.record.codec import from_json, to_json
@@ -66,6 +68,22 @@ class Live:
     ending: dict[str, Any] = field(default_factory=lambda: {"status": "finished"})
     usage: Usage = field(default_factory=Usage)  # the run's before this session (continued)
     cost: float | None = None
+    calls: set[str] = field(default_factory=set)  # the tool calls running now
+    between_calls: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def __post_init__(self) -> None:
+        self.between_calls.set()
+
+    def note_call(self, event: Event) -> None:
+        """Follow which tool calls run, so that a worker told to stop can let the current one
+        finish before it closes the session."""
+        if isinstance(event, ToolCallStart):
+            self.calls.add(event.call_id)
+            self.between_calls.clear()
+        elif isinstance(event, ToolCallEnd):
+            self.calls.discard(event.call_id)
+            if not self.calls:
+                self.between_calls.set()
 
 
 async def carry_out(
@@ -155,6 +173,7 @@ async def _note(service: Service, run_id: str, live: Live, event: Event) -> None
     service.files.append(run_id, stored)
     service.feeds.publish(run_id, stored)
     service.writer.add(run_id, stored)
+    live.note_call(event)
     runs = service.runs
     if isinstance(event, PermissionRequest):
         live.pending[event.request_id] = event

@@ -28,8 +28,8 @@ TIMEOUT = 2.0  # the workers' heartbeat timeout in these tests (seconds)
 
 def counting(marker: Path, tag: str, *, sleep: float = 0) -> ToolCall:
     """A shell call that appends ``tag`` to ``marker`` (so its runs can be counted), then
-    sleeps ``sleep`` seconds."""
-    tail = f"; sleep {sleep}" if sleep else ""
+    sleeps ``sleep`` seconds and appends ``tag-done`` (so a call that finished can be told)."""
+    tail = f"; sleep {sleep}; echo {tag}-done >> {marker}" if sleep else ""
     return ToolCall(name="shell", arguments={"command": f"echo {tag} >> {marker}{tail}"})
 
 

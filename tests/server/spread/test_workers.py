@@ -104,15 +104,18 @@ async def test_sigterm_on_a_worker_hands_its_run_to_another_nothing_repeated(
     cluster: Cluster, marker: Path
 ) -> None:
     async with cluster.client(0) as first, cluster.client(1) as second:
-        run_id = await create(first, "count slow t1", permission_mode="bypass")
+        run_id = await create(first, "count nap t1", permission_mode="bypass")
         watching = asyncio.create_task(follow(second, run_id))
         await eventually(lambda: "t1" in calls(marker))
         holder = cluster.holder(run_id)
         holder.send_signal(signal.SIGTERM)
         assert holder.wait(timeout=60) == 0
+        assert "t1-done" in calls(marker)  # the call running at the SIGTERM finished first
         seen = await watching
         assert (await status(first, run_id))["status"] == "finished"
     assert calls(marker).count("t1") == 1
+    (ended,) = data_of(seen, "tool_call_end")
+    assert not ended["is_error"], ended  # its own result, not "interrupted"
     assert [seq for seq, _, _ in seen] == list(range(1, len(seen) + 1))
     assert kinds(seen).count("session_start") == 2  # a session here, then one on the other
 

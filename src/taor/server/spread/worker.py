@@ -16,8 +16,9 @@ and never run again, and the events go on after the last one written.
 
 Commands reach the run through its command stream, read from the position the run keeps in
 Redis (a command sent while no worker held the run is read by the next). ``stop`` (SIGTERM)
-takes no more runs, closes its sessions (their transcripts stay valid) and hands their runs
-back as new entries, for another worker to continue.
+takes no more runs, lets each run's running tool call finish, closes its sessions (their
+transcripts stay valid) and hands their runs back as new entries, for another worker to
+continue.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
     from taor.llm.model import Model
     from taor.server.service import Service
 
+FINISH_CALL_S = 600.0  # the longest a command may run: a stopping worker waits that long at most
 log = logging.getLogger("taor.server")
 
 
@@ -199,11 +201,19 @@ class Worker:
         for preparing in list(self._preparing.values()):
             preparing.cancel()
         await asyncio.gather(
-            *(live.session.close("worker stopped") for live in list(self._lives.values())),
+            *(self._close_between_calls(live) for live in list(self._lives.values())),
             return_exceptions=True,
         )
         if self._tasks:
             await asyncio.wait(set(self._tasks))
+
+    @staticmethod
+    async def _close_between_calls(live: Live) -> None:
+        """Let the tool call running now finish (up to the longest a command may run), then
+        close the session: the next worker goes on from a call that ended, not one cut short."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(live.between_calls.wait(), FINISH_CALL_S)
+        await live.session.close("worker stopped")
 
     # --- heartbeats ---
 
