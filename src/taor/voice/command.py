@@ -4,20 +4,26 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import sys
 
-USAGE = "usage: taor voice serve   (a speech-to-text MCP server on stdin and stdout)"
+
+def parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="taor voice",
+        description="Voice input: a speech-to-text MCP server for /voice (the voice extra).",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="serve")
+    commands.add_parser("serve", help="serve speech to text over MCP on stdin and stdout")
+    return parser
 
 
 def run(argv: list[str]) -> int:
-    if argv in (["-h"], ["--help"]):
-        print(USAGE)
-        print(__doc__)
-        return 0
-    if argv != ["serve"]:
-        print(f"taor: {USAGE}", file=sys.stderr)
-        return 2
+    try:
+        parser().parse_args(argv)
+    except SystemExit as done:  # --help (0), or a usage error argparse has explained (2)
+        return int(done.code or 0)
     try:
         import pocketsphinx  # noqa: F401  # the engine, before a client is told it works
         from anyio import run as run_async
