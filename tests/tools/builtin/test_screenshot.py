@@ -151,7 +151,8 @@ async def test_other_non_http_urls_are_refused(url: str) -> None:
 @needs_chromium
 async def test_screenshot_of_a_red_page(red_page_url: str, tmp_path: Path) -> None:
     tool = TakeScreenshotTool(chromium=CHROMIUM or "", temp_root=str(tmp_path))
-    args = {"url": red_page_url, "width": 64, "height": 48, "timeout": 30}
+    # 90 s: Chromium shares two cores with three test workers (it once took over 30 s in CI)
+    args = {"url": red_page_url, "width": 64, "height": 48, "timeout": 90}
     out = await tool.execute(args, ToolContext())
     assert not out.is_error, out.text
     assert out.text.startswith(f"Screenshot of {red_page_url} at 64x48")
