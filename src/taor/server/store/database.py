@@ -17,6 +17,7 @@ from taor._private import private_dir, private_open
 from taor.errors import ConfigurationError
 
 if TYPE_CHECKING:
+    from sqlalchemy import Table
     from sqlalchemy.engine import Connection
     from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -59,6 +60,24 @@ class Database:
 
     async def close(self) -> None:
         await self.engine.dispose()
+
+
+async def insert_new(engine: AsyncEngine, table: Table, rows: list[dict[str, Any]]) -> None:
+    """Insert ``rows`` in one transaction; when some are there already (the same key), insert
+    the others one at a time and leave those as they are."""
+    from sqlalchemy import insert
+    from sqlalchemy.exc import IntegrityError
+
+    try:
+        async with engine.begin() as db:
+            await db.execute(insert(table), rows)
+    except IntegrityError:
+        for row in rows:
+            try:
+                async with engine.begin() as db:
+                    await db.execute(insert(table).values(**row))
+            except IntegrityError:
+                continue
 
 
 def connection_lost(error: BaseException) -> bool:

@@ -23,7 +23,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError
 
 from taor._records import frozen
-from taor.server.store.database import Database
+from taor.server.store.database import Database, insert_new
 from taor.server.store.schema import events, runs, users
 from taor.server.store.tokens import User
 
@@ -157,16 +157,7 @@ class EventLog:
         if not batch:
             return
         rows = [{"run_id": run_id, "seq": e.seq, "kind": e.kind, "data": e.data} for e in batch]
-        try:
-            async with self._engine.begin() as db:
-                await db.execute(insert(events), rows)
-        except IntegrityError:  # some were kept before: keep the rest, one at a time
-            for row in rows:
-                try:
-                    async with self._engine.begin() as db:
-                        await db.execute(insert(events).values(**row))
-                except IntegrityError:
-                    continue
+        await insert_new(self._engine, events, rows)
 
     async def write_all(self, batches: Mapping[str, Sequence[StoredEvent]]) -> None:
         """Keep the batches of many runs in one transaction (a database has one writer at a

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import func, insert, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import func, select
 
-from taor.server.store.database import Database
+from taor.server.store.database import Database, insert_new
 from taor.server.store.schema import transcripts
 
 
@@ -22,16 +21,7 @@ class Transcripts:
         if not lines:
             return
         rows = [{"run_id": run_id, "line": first + n, "text": text} for n, text in enumerate(lines)]
-        try:
-            async with self._engine.begin() as db:
-                await db.execute(insert(transcripts), rows)
-        except IntegrityError:  # some were kept before: keep the rest, one at a time
-            for row in rows:
-                try:
-                    async with self._engine.begin() as db:
-                        await db.execute(insert(transcripts).values(**row))
-                except IntegrityError:
-                    continue
+        await insert_new(self._engine, transcripts, rows)
 
     async def count(self, run_id: str) -> int:
         query = select(func.count()).where(transcripts.c.run_id == run_id)
