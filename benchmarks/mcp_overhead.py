@@ -41,6 +41,9 @@ from taor.tools.mcp.server import McpServer
 from taor.tools.mcp.servers import McpServers
 from taor.tools.registry import ToolRegistry
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tools_overhead import interleaved  # (a script beside this one)
+
 SERVER = str(Path(__file__).parent / "_mcp_server.py")
 TEXT = "x" * 256
 
@@ -79,24 +82,13 @@ async def per_call(calls: int) -> tuple[float, float, float]:
                 result = await session.call_tool("echo", {"text": TEXT})
                 assert result.content[0].text == TEXT  # type: ignore[union-attr]
 
+            for _ in range(4):  # warm up both (``interleaved`` adds a fifth round)
+                await taor_call()
+                await sdk_call()
             return await interleaved(taor_call, sdk_call, calls)
     finally:
         await server.close()
         await environment.cleanup()
-
-
-async def interleaved(a, b, reps: int) -> tuple[float, float, float]:  # type: ignore[no-untyped-def]
-    for _ in range(5):  # warm up both
-        await a()
-        await b()
-    times: tuple[list[float], list[float]] = ([], [])
-    for _ in range(reps):
-        for fn, samples in zip((a, b), times, strict=True):
-            t0 = time.perf_counter()
-            await fn()
-            samples.append(time.perf_counter() - t0)
-    ratio = statistics.median(x / y for x, y in zip(*times, strict=True))
-    return statistics.median(times[0]) * 1000, statistics.median(times[1]) * 1000, ratio
 
 
 async def bare_starts(healthy: int) -> float:
