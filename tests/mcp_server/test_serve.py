@@ -157,7 +157,7 @@ async def until(check: Callable[[], object], seconds: float = 30.0) -> bool:
 def alive(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):  # gone (also between open and read)
         return False
 
 
