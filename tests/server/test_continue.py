@@ -106,7 +106,9 @@ async def test_a_run_stopped_while_asking_asks_again_when_continued(tmp_path: Pa
 
 
 async def test_two_continues_at_once_queue_the_run_once(served: Served) -> None:
-    served.model.push(text("First."), text("Second."), text("Never asked for."))
+    # the second reply is slow, so the run carried out again is still going when the other
+    # command arrives (a run that has ended again could rightly be continued once more)
+    served.model.push(text("First."), text("Second.", delay=2.0), text("Never asked for."))
     async with served.client(served.admin) as client:
         run = await create(client, "talk")
         await until(client, run["id"], "finished")
