@@ -124,3 +124,6 @@ class SessionConfig:
     subagents: bool | None = None  # offer spawn_agent & co (None: the profile decides)
     max_subagent_depth: int = 1  # agents below this one may not spawn (1: no grandchildren)
     checkpoints: bool = True  # save files before tool calls change them (Session.rewind)
+    # check a final answer's claims against what the input's calls did, and send the model
+    # back once per check when one is left unchecked (None: the profile decides; small: on)
+    check_answers: bool | None = None

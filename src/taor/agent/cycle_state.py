@@ -31,6 +31,7 @@ class Cycle:
     failure: ProviderError | None = None
     results: dict[str, ToolResultPart] = field(default_factory=dict)
     asked: PermissionRequest | None = None
+    checked: set[str] = field(default_factory=set)  # the answer checks said (policy.answers)
 
     @property
     def stop_notice(self) -> str:

@@ -27,7 +27,7 @@ from taor.agent.config import LoopDetectionConfig, SessionConfig
 from taor.agent.context.prompt.cache import PromptSettings
 from taor.agent.parts import CanUseTool
 from taor.agent.policy.hooks import Hooks
-from taor.agent.profiles import PROFILE_IDS, Profile, profile_for
+from taor.agent.profiles import Profile, profile_for
 from taor.env.base import Environment
 from taor.llm.catalog import Catalog
 from taor.llm.model import Model
@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from taor.tools.mcp.config import McpServerConfig
 
 ProfileChoice = Profile | None | Literal["auto"]
+# The providers a session picks a profile for by itself ("auto"); others (a scripted model, a
+# host's own adapter) get taor's own tools unless given one.
+PROFILED_PROVIDERS = frozenset({"anthropic", "openai", "gemini", "openai-compat", "local"})
 
 
 class SessionOptions(TypedDict, total=False):
@@ -92,7 +95,7 @@ def resolve_environment(environment: Environment | None) -> Environment:
 def resolve_profile(choice: ProfileChoice, model: Model) -> Profile | None:
     if choice != "auto":
         return choice
-    return profile_for(model) if model.provider in PROFILE_IDS else None
+    return profile_for(model) if model.provider in PROFILED_PROVIDERS else None
 
 
 def resolve_tools(
@@ -108,8 +111,8 @@ def resolve_tools(
 
 
 def with_profile_defaults(config: SessionConfig, profile: Profile | None) -> SessionConfig:
-    """The profile's max output tokens, provider options, parallel tool calls and loop window
-    where the config sets none (or keeps the default)."""
+    """The profile's max output tokens, provider options, parallel tool calls, answer checks
+    and loop window where the config sets none (or keeps the default)."""
     if profile is None:
         return config
     import dataclasses
@@ -121,6 +124,8 @@ def with_profile_defaults(config: SessionConfig, profile: Profile | None) -> Ses
         changes["parallel_tool_calls"] = profile.supports_parallel_tool_calls
     if not config.provider_options and profile.provider_options:
         changes["provider_options"] = profile.provider_options
+    if config.check_answers is None:
+        changes["check_answers"] = profile.check_answers
     if profile.loop_window and config.loop_detection == LoopDetectionConfig():
         window = profile.loop_window
         changes["loop_detection"] = LoopDetectionConfig(window=window, cooldown=window)

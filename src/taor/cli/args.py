@@ -14,6 +14,7 @@ from taor.host.settings.schema import (
     KEYS,
     MODES,
     OUTPUT_FORMATS,
+    PROFILES,
 )
 
 EPILOG = """configuration: ~/.config/taor/config.toml, then .taor/config.toml at the git root,
@@ -88,6 +89,12 @@ def _run_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help="provider:model, e.g. anthropic:claude-sonnet-4-5, or local")
     p.add_argument("--base-url", help="the provider's base URL (a local OpenAI-compatible server)")
     p.add_argument("--effort", choices=EFFORTS)
+    p.add_argument(
+        "--profile",
+        choices=PROFILES,
+        help="the tools and prompt the model gets (auto: by the model; small: for small "
+        "models, chosen by itself for the local model and open models up to 8B)",
+    )
     p.add_argument("--permission-mode", choices=MODES)
     p.add_argument("--allow", action="append", default=[], metavar="RULE")
     p.add_argument("--deny", action="append", default=[], metavar="RULE")

@@ -131,6 +131,7 @@ async def _build(
     workspace: Path,
     render: BuildRenderer,
 ) -> int:
+    from taor.agent.profiles import profile_id_for
     from taor.build.inputs import check_budget
     from taor.build.runner import MAX_TOOL_CALLS, BuildRun, ReportGuard, build_config, build_hooks
     from taor.build.state import load_state, newest_build, save_state
@@ -138,7 +139,12 @@ async def _build(
     from taor.host import sessions
     from taor.host.compose.hooks import hooks_from
     from taor.host.compose.model import model_from
-    from taor.host.compose.session import config_from, environment_from, open_session
+    from taor.host.compose.session import (
+        config_from,
+        environment_from,
+        open_session,
+        profile_from,
+    )
     from taor.llm.catalog import Catalog
 
     folder = sessions.sessions_dir(workspace)
@@ -154,12 +160,15 @@ async def _build(
         if args.permission_mode is None:  # a mode set for interactive work does not apply
             base = _bypass(base)
         cap = args.max_tool_calls or state.max_tool_calls or MAX_TOOL_CALLS
-        small = model.provider == "local"  # a small model on this machine: the short persona
+        profile = profile_from(settings)
+        small = (profile_id_for(model) if profile == "auto" else settings.profile) == "small"
         config = build_config(base, state.inputs, max_tool_calls=cap, compact=small)
         guard = ReportGuard(state.inputs)
         hooks = build_hooks(guard, hooks_from(settings.hooks, workspace))
         environment = environment_from(workspace, settings)
-        session = open_session(environment, model, config, earlier=earlier, hooks=hooks)
+        session = open_session(
+            environment, model, config, earlier=earlier, hooks=hooks, profile=profile
+        )
         if earlier is None:
             save_state(sessions.by_id([folder], session.id), state)
         interrupted = on_signals(session)

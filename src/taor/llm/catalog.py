@@ -22,6 +22,7 @@ GGUF file of one's own gets 8K context, 2K output and zero prices.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -58,6 +59,7 @@ class ModelInfo:
     aliases: tuple[str, ...] = ()
     known: bool = True
     note: str = ""
+    parameters: float | None = None  # the model's size, billions of weights, when known
 
 
 def _fallback(provider: str, context_window: int, max_output: int, vision: bool) -> ModelInfo:
@@ -117,7 +119,13 @@ class Catalog:
             if (provider, key) in index:
                 return index[(provider, key)]
         base = _FALLBACKS.get(provider, _COMPAT_FALLBACK)
-        return replace(base, id=model_id, provider=provider, display_name=model_id)
+        return replace(
+            base,
+            id=model_id,
+            provider=provider,
+            display_name=model_id,
+            parameters=size_from_id(model_id),
+        )
 
     def models(self, provider: str | None = None) -> list[ModelInfo]:
         """Every listed model, in file order, optionally of one provider."""
@@ -196,6 +204,7 @@ def _parse_entry(entry: Any, where: str) -> ModelInfo:
         thinking=_thinking(entry.get("thinking"), where),
         aliases=_aliases(entry.get("aliases", []), where),
         note=str(entry.get("note", "")),
+        parameters=_size(entry.get("parameters"), where),
     )
     if info.max_output > info.context_window:
         raise ConfigurationError(f"{where}: max_output exceeds context_window")
@@ -245,6 +254,29 @@ def _thinking(value: Any, where: str) -> str | None:
     if isinstance(value, str) and value in THINKING_KINDS:
         return value
     raise ConfigurationError(f'{where}: "thinking" must be one of {THINKING_KINDS} or null')
+
+
+def _size(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise ConfigurationError(f'{where}: "parameters" must be a number > 0 (billions) or null')
+    return float(value)
+
+
+# "1.5b", "7B", "270m", "8x7b" in a model id: its size, as servers name their models
+_SIZE = re.compile(r"(?<![a-z0-9.])(?:(\d+)x)?(\d+(?:\.\d+)?)([bm])(?![a-z])")
+
+
+def size_from_id(model_id: str) -> float | None:
+    """The size a model id names, in billions (``qwen2.5-coder:1.5b`` 1.5, ``gemma3:270m``
+    0.27, ``mixtral-8x7b`` 56; the largest when it names several, as ``qwen3-30b-a3b`` does);
+    None when it names none."""
+    sizes = [
+        int(experts or 1) * float(number) / (1000 if unit == "m" else 1)
+        for experts, number, unit in _SIZE.findall(model_id.lower())
+    ]
+    return max(sizes) if sizes else None
 
 
 def _aliases(value: Any, where: str) -> tuple[str, ...]:

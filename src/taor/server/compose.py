@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from taor.agent.config import Limits, PermissionConfig, SessionConfig
+from taor.agent.profiles import profile_id_for
 from taor.agent.session import Session
 from taor.env.base import Environment
 from taor.llm.connect import connect
@@ -71,7 +72,7 @@ def _build_session(
     inputs = BuildInputs(brief=spec["brief"], qna=spec["qna"], plan=spec["plan"])
     cap = spec.get("max_tool_calls") or 150
     config = build_config(
-        _config(record), inputs, max_tool_calls=cap, compact=model.provider == "local"
+        _config(record), inputs, max_tool_calls=cap, compact=profile_id_for(model) == "small"
     )
     guard = ReportGuard(inputs)
     options: dict[str, Any] = {"environment": environment, "config": config,

@@ -37,6 +37,7 @@ from taor._records import frozen
 from taor.llm.tooldef import ToolDefinition
 from taor.llm.types import ToolCallPart
 from taor.tools.base import Tool, ToolContext, ToolError, ToolOutput, definition_of
+from taor.tools.effects import Effects
 from taor.tools.prepared import Declared, PreparedCall, summary_line
 from taor.tools.sources import SourceSet, ToolSource
 from taor.tools.truncation import FALLBACK_LIMITS, Limits
@@ -149,13 +150,17 @@ class ToolRegistry:
         return summary_line(call.name, declared.effects_for(used), used, limit=limit)
 
     def written(self, call: ToolCallPart) -> Sequence[str]:
-        """The files a (recorded) call writes, as its tool declares them; for a tool this
-        registry does not hold, the built-in tool of that name is asked."""
+        """The files a (recorded) call writes, as its tool declares them."""
+        return self.effects(call).writes
+
+    def effects(self, call: ToolCallPart) -> Effects:
+        """What a (recorded) call does, as its tool declares it; for a tool this registry does
+        not hold, the built-in tool of that name is asked."""
         if call.name not in self._entries:
             from taor.tools.builtin import builtin_effects  # a call of a tool not offered now
 
-            return builtin_effects(call.name, call.arguments).writes
-        return self._declared(call.name).effects_for(self.translated(call)).writes
+            return builtin_effects(call.name, call.arguments)
+        return self._declared(call.name).effects_for(self.translated(call))
 
     def translated(self, call: ToolCallPart) -> Mapping[str, Any]:
         """The call's arguments as its tool's executor names them (as they are, when it cannot

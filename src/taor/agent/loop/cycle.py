@@ -25,12 +25,14 @@ from taor.agent.events import (
     TurnLimit,
     WarningEvent,
 )
+from taor.agent.loop.course import course_note
 from taor.agent.loop.deadline import Deadline
 from taor.agent.loop.input_check import oversized
 from taor.agent.loop.model_call import call_model, record_response
 from taor.agent.loop.parking import forget_parked
 from taor.agent.loop.steps import (
     after_limit,
+    answer_check,
     begin,
     check_loops,
     failure_events,
@@ -158,7 +160,7 @@ async def _think_act_observe(rt: Runtime, at: _Progress) -> AsyncIterator[Event]
             yield event
         at.text, calls = at.streamed.response.text, at.streamed.response.tool_calls
         if not calls:
-            more = await stop_hook(rt.hooks, rt, at.text)
+            more = await answer_check(rt, at.text) or await stop_hook(rt.hooks, rt, at.text)
             if more is not None:
                 yield more
             if not isinstance(more, SteeringInjected):  # nothing, or the hook failed
@@ -194,7 +196,8 @@ async def _act_observe(
         if detected.stopped:  # the result says so, not the model's last words
             at.stop, at.text = "loop_detected", detected.message
             return
-        yield await rt.inject(detected.message, "loop_detection")
+        now = await course_note(rt, calls, at.results)
+        yield await rt.inject(f"{detected.message}\n\n{now}".strip(), "loop_detection")
 
 
 async def _limit_summary(rt: Runtime, at: _Progress) -> AsyncIterator[Event]:

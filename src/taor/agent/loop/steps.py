@@ -11,6 +11,7 @@ from taor.agent.events import (
     Event,
     Interrupted,
     LoopDetection,
+    SteeringInjected,
     SystemPromptChanged,
     ToolCallEnd,
     TurnLimit,
@@ -21,7 +22,8 @@ from taor.agent.loop import parking
 from taor.agent.loop.deadline import Deadline
 from taor.agent.loop.model_call import record_partial, record_response
 from taor.agent.loop.stream import Streamed, stream_response
-from taor.agent.parts import Books, Ending, Opening
+from taor.agent.parts import Books, Ending, Guards, Opening
+from taor.agent.policy.answers import steps_of, unchecked
 from taor.agent.policy.hooks import HookFailure, Hooks, run_stop, run_user_prompt
 from taor.agent.policy.loop_detection import LoopDetector
 from taor.agent.record.transcript import synthetic_result
@@ -116,6 +118,19 @@ async def _summary_cut(rt: Ending, streamed: Streamed, *, timed_out: bool) -> li
     await rt.append(NoticeTurn(text=reason))
     events.append(Interrupted(reason=reason))
     return events
+
+
+async def answer_check(rt: Guards, text: str) -> SteeringInjected | None:
+    """With ``check_answers`` on, the model sent back with a note when its final answer leaves
+    a claim unchecked (``taor.agent.policy.answers``), once per input and check."""
+    if not rt.config.check_answers:
+        return None
+    steps = steps_of(rt.transcript.turns, rt.tools)
+    note = unchecked(steps, text, done=rt.cycle.checked)
+    if note is None:
+        return None
+    rt.cycle.checked.add(note.check)
+    return await rt.inject(note.text, "check")
 
 
 async def stop_hook(hooks: Hooks, books: Books, text: str) -> Event | None:

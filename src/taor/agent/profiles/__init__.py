@@ -13,6 +13,8 @@ gives a ``Profile``; ``profile.tools()`` builds its tools fresh, ``profile.regis
     gemini          read_file, read_many_files, write_file, edit_file, shell (10 s), grep,
                     glob, list_dir
     openai-compat   read_file, write_file, edit_file, shell (10 s), grep (short, forgiving)
+    small           read_file, edit_file, write_file, shell (60 s): few arguments, and checks
+                    for small models (the local model, open models up to 8B, --profile small)
     ==============  =========================================================================
 
 The first three also want the subagent tools (``Profile.subagent_tools``), added by the session
@@ -31,13 +33,19 @@ from taor.agent.profiles.base import (
 )
 from taor.agent.profiles.compat import compat_profile
 from taor.agent.profiles.gemini import gemini_profile
-from taor.agent.profiles.lookup import profile_for, profile_id_for
+from taor.agent.profiles.lookup import (
+    SMALL_MODEL_BILLIONS,
+    profile_by_id,
+    profile_for,
+    profile_id_for,
+)
 from taor.agent.profiles.openai import openai_profile
 from taor.tools.profiled import ArgumentMap, ProfiledTool, Translate, workdir_prefix
 
 __all__ = [
     "MAX_COMMAND_TIMEOUT",
     "PROFILE_IDS",
+    "SMALL_MODEL_BILLIONS",
     "SUBAGENT_TOOLS",
     "ArgumentMap",
     "Profile",
@@ -48,6 +56,7 @@ __all__ = [
     "compat_profile",
     "gemini_profile",
     "openai_profile",
+    "profile_by_id",
     "profile_for",
     "profile_id_for",
     "workdir_prefix",

@@ -26,8 +26,8 @@ from taor.tools.base import Tool
 from taor.tools.registry import ToolRegistry
 from taor.tools.sources import StaticSource
 
-ProfileId = Literal["anthropic", "openai", "gemini", "openai-compat", "local"]
-PROFILE_IDS: tuple[ProfileId, ...] = ("anthropic", "openai", "gemini", "openai-compat", "local")
+ProfileId = Literal["anthropic", "openai", "gemini", "openai-compat", "small"]
+PROFILE_IDS: tuple[ProfileId, ...] = ("anthropic", "openai", "gemini", "openai-compat", "small")
 SUBAGENT_TOOLS = ("spawn_agent", "send_input", "wait", "close_agent")
 MAX_COMMAND_TIMEOUT = 600.0
 
@@ -53,6 +53,7 @@ class Profile:
     list_files: int = 0  # the prompt names up to this many entries of the working directory
     working_directory: bool = True  # the prompt gives the working directory's absolute path
     loop_window: int | None = None  # the loop guard's window, where the config keeps the default
+    check_answers: bool = False  # check a final answer's claims (``policy.answers``)
 
     def __post_init__(self) -> None:
         if not 0 < self.default_command_timeout <= MAX_COMMAND_TIMEOUT:

@@ -37,7 +37,7 @@ from taor.agent.events import DecisionKind, PermissionRequest
 from taor.llm.response import Usage
 from taor.llm.types import ImagePart, Message, TextPart, ToolResultPart
 
-SteeringSource = Literal["user", "loop_detection", "hook", "limit"]
+SteeringSource = Literal["user", "loop_detection", "hook", "limit", "check"]
 
 
 @frozen

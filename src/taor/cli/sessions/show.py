@@ -34,6 +34,7 @@ _STEERING = {
     "loop_detection": "loop detection",
     "hook": "hook",
     "limit": "limit",
+    "check": "answer check",
 }
 
 

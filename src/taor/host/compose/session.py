@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, cast
 
 from taor.agent.config import Limits, PermissionConfig, PermissionMode, SessionConfig
 from taor.agent.policy.hooks import Hooks
+from taor.agent.profiles import ProfileId, profile_by_id
 from taor.agent.record.store import load
 from taor.agent.record.transcript import repair
 from taor.agent.record.turns import Turn
 from taor.agent.session import Session
-from taor.agent.setup import SessionOptions
+from taor.agent.setup import ProfileChoice, SessionOptions
 from taor.env.base import Environment
 from taor.errors import ConfigurationError
 from taor.host import sessions
@@ -108,9 +109,24 @@ def session_for(
     config = config_from(settings, interactive=asks)
     hooks = hooks_from(settings.hooks, cwd)
     session = open_session(
-        environment, model, config, earlier=earlier, fork=fork, hooks=hooks, mcp_servers=mcp_servers
+        environment,
+        model,
+        config,
+        earlier=earlier,
+        fork=fork,
+        hooks=hooks,
+        mcp_servers=mcp_servers,
+        profile=profile_from(settings),
     )
     return session, model
+
+
+def profile_from(settings: Settings) -> ProfileChoice:
+    """The profile ``profile =`` (``--profile``) names; ``"auto"``: the session's choice by the
+    model."""
+    if settings.profile == "auto":
+        return "auto"
+    return profile_by_id(cast("ProfileId", settings.profile))
 
 
 def open_session(
@@ -122,10 +138,16 @@ def open_session(
     fork: bool = False,
     hooks: Hooks | None = None,
     mcp_servers: Sequence[McpServerConfig] = (),
+    profile: ProfileChoice = "auto",
 ) -> Session:
     """A session recorded in this project's folder: ``earlier`` continued (or, with ``fork``,
     copied into a new one), else a new one."""
-    options: SessionOptions = {"environment": environment, "config": config, "hooks": hooks}
+    options: SessionOptions = {
+        "environment": environment,
+        "config": config,
+        "hooks": hooks,
+        "profile": profile,
+    }
     if mcp_servers:
         options["mcp_servers"] = mcp_servers
     if earlier is not None and not fork:

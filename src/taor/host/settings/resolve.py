@@ -29,6 +29,7 @@ class Settings:
     model: str | None = None
     base_url: str | None = None
     effort: str | None = None
+    profile: str = "auto"
     permission_mode: str = "default"
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()

@@ -46,6 +46,7 @@ class Key:
 
 
 EFFORTS = ("minimal", "low", "medium", "high")
+PROFILES = ("auto", "anthropic", "openai", "gemini", "openai-compat", "small")
 MODES = ("default", "accept_edits", "plan", "bypass")
 LEVELS = ("debug", "info", "warning", "error")
 VERBOSITY = ("quiet", "normal", "verbose")
@@ -62,6 +63,7 @@ KEYS: tuple[Key, ...] = (
     Key(name="model", field="model", kind="str", flag="--model"),
     Key(name="base_url", field="base_url", kind="str", flag="--base-url"),
     Key(name="effort", field="effort", kind="choice", choices=EFFORTS, flag="--effort"),
+    Key(name="profile", field="profile", kind="choice", choices=PROFILES, flag="--profile"),
     Key(
         name="permissions.mode",
         field="permission_mode",

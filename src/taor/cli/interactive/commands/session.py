@@ -36,7 +36,15 @@ async def switch(repl: Repl, *, earlier: Path | None = None, fork: bool = False)
     environment = environment_from(repl.root, repl.settings)
     hooks = hooks_from(repl.settings.hooks, repl.root)
     await repl.replace(
-        open_session(environment, old.model, config, earlier=earlier, fork=fork, hooks=hooks)
+        open_session(
+            environment,
+            old.model,
+            config,
+            earlier=earlier,
+            fork=fork,
+            hooks=hooks,
+            profile=old.profile,
+        )
     )
 
 

@@ -1,4 +1,8 @@
-"""The ``local`` profile: small models run on this machine (``--model local``).
+"""The ``small`` profile: small models, whoever serves them.
+
+It is chosen for taor's own local model (``--model local``), for an ``openai-compat`` model
+whose size the catalog knows or its id says (``qwen2.5-coder:1.5b``, ``llama3.2-3b``) to be at
+most ``SMALL_MODEL_BILLIONS``, and by ``--profile small`` (or ``profile = "small"``).
 
 A 1.5B model is literal: it copies the prompt's examples, repeats a failing call, and rewrites a
 whole file to change one line. So this profile gives it a short prompt with no examples and the
@@ -14,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from taor.agent.profiles.base import Profile
-from taor.agent.profiles.prompts.local import LOCAL_PROMPT
+from taor.agent.profiles.prompts.small import SMALL_PROMPT
 from taor.agent.profiles.repeats import RepeatNotes
 from taor.agent.profiles.schema import obj, string
 from taor.tools.base import Tool
@@ -41,7 +45,7 @@ def _tool(
     )
 
 
-def local_tools(default_timeout: float) -> tuple[Tool, ...]:
+def small_tools(default_timeout: float) -> tuple[Tool, ...]:
     return (
         _tool(ReadFileTool(), "Read a whole file.", path=_PATH),
         _tool(
@@ -68,15 +72,16 @@ def local_tools(default_timeout: float) -> tuple[Tool, ...]:
     )
 
 
-def local_profile() -> Profile:
+def small_profile() -> Profile:
     return Profile(
-        id="local",
-        base_prompt=LOCAL_PROMPT,
-        tool_factory=local_tools,
+        id="small",
+        base_prompt=SMALL_PROMPT,
+        tool_factory=small_tools,
         supports_parallel_tool_calls=False,
         default_command_timeout=60.0,
         max_output_tokens=1024,
         list_files=40,
         working_directory=False,  # paths relative to it: shorter calls, and no path to copy
         loop_window=4,
+        check_answers=True,
     )

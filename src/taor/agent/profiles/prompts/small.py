@@ -1,8 +1,8 @@
-"""The base system prompt of the ``local`` profile: a few plain sentences for small models run
-on this machine. No examples: a small model copies what it sees (a sample path becomes the path
-it works on, a sample function its answer). Byte-stable, for the server's prompt cache."""
+"""The base system prompt of the ``small`` profile: a few plain sentences for small models.
+No examples: a small model copies what it sees (a sample path becomes the path it works on, a
+sample function its answer). Byte-stable, for the server's prompt cache."""
 
-LOCAL_PROMPT = """\
+SMALL_PROMPT = """\
 You are a coding assistant. You work in the folder described below by calling tools: to read \
 files, change them and run commands. Call a tool right away; do not describe what you will do.
 

@@ -1,4 +1,4 @@
-"""The ``local`` profile in a session: the prompt names the folder's files (not its path),
+"""The ``small`` profile in a session: the prompt names the folder's files (not its path),
 the loop guard fires after a few repeats of what a tool actually uses (arguments it ignores make
 no difference), a repeat to no effect is told so at once, an edit changes every place its text
 appears, and commands get the profile's timeout."""
@@ -6,8 +6,8 @@ appears, and commands get the profile's timeout."""
 from __future__ import annotations
 
 from taor.agent.events import LoopDetection, ToolCallEnd
-from taor.agent.profiles.local import local_tools
 from taor.agent.profiles.repeats import NOTE
+from taor.agent.profiles.small import small_tools
 from taor.agent.session import Session
 from taor.env.memory import MemoryEnvironment
 from taor.testing import ScriptedModel, text, tool_calls
@@ -75,6 +75,6 @@ async def test_an_edit_changes_every_place_its_text_appears() -> None:
 
 
 def test_commands_get_the_profiles_timeout_whatever_the_model_asks() -> None:
-    shell = local_tools(60.0)[-1]
+    shell = small_tools(60.0)[-1]
     translate = shell.executor_arguments  # type: ignore[attr-defined]
     assert translate({"command": "make", "timeout": 9999}) == {"command": "make", "timeout": 60.0}

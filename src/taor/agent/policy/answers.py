@@ -1,0 +1,137 @@
+"""Checks of a final answer against what the cycle did, before the cycle ends on it.
+
+A small model says it is done when it is not: it answers a question about the files without
+looking at them, says a fix works when the last run of it failed, or writes a script and never
+runs it. What it did is in the transcript, so some claims can be checked without judging the
+text: each check below looks at the input's tool calls (their declared effects, through the
+registry: no tool's name is known here) and results, and when a claim is left unchecked gives
+the note to send back, once per input and check. Whether the answer is then right is still the
+model's to say; the check only gives it what it needs (the failing output, the files changed).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Sequence
+from pathlib import PurePosixPath
+
+from taor._records import frozen
+from taor.agent.record.turns import AssistantTurn, ToolResultsTurn, Turn, UserTurn
+from taor.llm.types import ToolCallPart, ToolResultPart
+from taor.tools.registry import ToolRegistry
+
+CODE_SUFFIXES = frozenset({".py", ".sh", ".js", ".mjs", ".ts", ".rb", ".pl", ".php", ".go"})
+_SHOWN = 1200  # characters of a failing command's output put in a note
+# An answer that says the work was checked: "the tests pass", "it works", "no errors".
+_SAYS_IT_WORKS = re.compile(
+    r"\b(pass(es|ed)?|succeed(s|ed)?|works?|working|no (more )?errors?|fixed|all tests)\b",
+    re.IGNORECASE,
+)
+# What an answer about the files names: a file ("utils.py", "src/app"), or a number.
+_NAMES_FILES = re.compile(r"\w\.[A-Za-z]{1,5}\b|\w/\w|\b\d+\b")
+_FAILED = re.compile(r"failed \(exit code [1-9]|^Exit code: [1-9]", re.MULTILINE)
+
+
+@frozen
+class Step:
+    """One tool call of the input, in order: what it read and wrote, the command it ran, and
+    whether it failed (its result)."""
+
+    reads: tuple[str, ...]
+    writes: tuple[str, ...]
+    command: str
+    failed: bool
+    output: str
+
+
+@frozen
+class Note:
+    """An unchecked claim: which check found it, and what the model is told."""
+
+    check: str
+    text: str
+
+
+def steps_of(turns: Sequence[Turn], tools: ToolRegistry) -> list[Step]:
+    """The tool calls since the last input, with their results."""
+    start = max((i for i, t in enumerate(turns) if isinstance(t, UserTurn)), default=-1) + 1
+    results: dict[str, ToolResultPart] = {}
+    calls: list[ToolCallPart] = []
+    for turn in turns[start:]:
+        if isinstance(turn, AssistantTurn):
+            calls.extend(p for p in turn.message.parts if isinstance(p, ToolCallPart))
+        elif isinstance(turn, ToolResultsTurn):
+            results.update((r.call_id, r) for r in turn.results)
+    steps = []
+    for call in calls:
+        effects, result = tools.effects(call), results.get(call.id)
+        text = result.text if result is not None else ""
+        failed = result is None or result.is_error or bool(_FAILED.search(text[:200]))
+        steps.append(
+            Step(
+                reads=effects.reads,
+                writes=effects.writes,
+                command=effects.command if effects.runs_commands else "",
+                failed=failed,
+                output=text,
+            )
+        )
+    return steps
+
+
+def unchecked(steps: Sequence[Step], answer: str, *, done: Collection[str] = ()) -> Note | None:
+    """The first claim of ``answer`` that ``steps`` leave unchecked, by a check not in
+    ``done`` (those already said for this input); None when there is none."""
+    for check in (_looked, _ran_after_change, _works_when_it_failed):
+        if check.__name__ not in done and (text := check(steps, answer)) is not None:
+            return Note(check=check.__name__, text=text)
+    return None
+
+
+def _looked(steps: Sequence[Step], answer: str) -> str | None:
+    """An answer that names a file or a number, given without any tool call: a guess."""
+    if steps or not _NAMES_FILES.search(answer):
+        return None
+    return (
+        "Check before you answer: you have not looked at any file or run anything for this "
+        "task. If the answer depends on the files, use the tools now (search, read the file, "
+        "run the code) and answer from what they show; if it does not, give the same answer "
+        "again."
+    )
+
+
+def _ran_after_change(steps: Sequence[Step], answer: str) -> str | None:
+    """Code written or changed after the last command (or with none run): not tried."""
+    last_run = max((i for i, s in enumerate(steps) if s.command), default=-1)
+    changed = _unique(
+        path
+        for step in steps[last_run + 1 :]
+        if not step.failed
+        for path in step.writes
+        if PurePosixPath(path).suffix in CODE_SUFFIXES
+    )
+    if not changed:
+        return None
+    after = "after the last command you ran" if last_run >= 0 else "and ran nothing"
+    return (
+        f"Check before you answer: you changed {', '.join(changed)} {after}. Run it now (the "
+        "program, or its tests) to see that it works; fix what fails; then answer."
+    )
+
+
+def _works_when_it_failed(steps: Sequence[Step], answer: str) -> str | None:
+    """An answer that says it works when the last command failed."""
+    runs = [s for s in steps if s.command]
+    if not runs or not runs[-1].failed or not _SAYS_IT_WORKS.search(answer):
+        return None
+    output = runs[-1].output.strip()
+    if len(output) > _SHOWN:
+        output = "…" + output[-_SHOWN:]
+    return (
+        f"Check before you answer: your answer says it works, but the last command failed "
+        f"(`{runs[-1].command[:200]}`):\n{output}\nFix the cause, run it again, then answer."
+    )
+
+
+def _unique(paths: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(paths))
