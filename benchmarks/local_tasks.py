@@ -1,22 +1,29 @@
-"""Small coding tasks with the local model: ``taor -p --model local`` against a bare loop.
+"""Small coding tasks with a small local model: taor, taor through ``openai-compat``, a bare loop.
 
-    python benchmarks/local_tasks.py                    # all tasks, taor then the bare loop
+    python benchmarks/local_tasks.py                    # all tasks, all three agents
     python benchmarks/local_tasks.py --set tuning       # only the tuning set
-    python benchmarks/local_tasks.py --only fix_off_by_one,small_cli --skip-bare
+    python benchmarks/local_tasks.py --model gemma3-270m --agents taor,bare
+    python benchmarks/local_tasks.py --only fix_off_by_one,small_cli --agents taor
 
 Each task starts from a few files in a fresh scratch directory and is judged by a check of the
 files or of the final answer (``_local_tasks/``). The tasks are split once into a tuning set
-and a held-out set: tune on the first, and read both (each is reported on its own). taor runs as the real command (its own
-llama.cpp server, started and stopped per task, so no cache carries over); the bare loop
-(``_bare_loop.py``: the ``openai`` client, ``bash`` and ``write_file``, a three-sentence
-prompt) talks to one server started here with the same settings, its prompt cache erased
-between tasks. Both get 15 model calls and 300 s per task, temperature 0, 2 threads.
+and a held-out set: tune on the first, and read both (each is reported on its own). Three
+agents, each given 15 model calls and 300 s per task, temperature 0, 2 threads:
 
-Prints both tables, then per set ``RESULT local_tasks_solved_<set>=N/M`` and
-``RESULT bare_tasks_solved_<set>=N/M``, and over all tasks run ``RESULT
-local_tasks_median_wall_s=...`` (taor) and ``RESULT local_overhead_pct=...``: taor's time
-outside model calls and tool runs (process and server start, stop, its own work), as a share
-of the time inside them, from the transcript's timestamps.
+- ``taor``: the real command, ``taor -p --model local:MODEL`` (its own llama.cpp server,
+  started and stopped per task, so no cache carries over);
+- ``compat``: the real command as a person with Ollama or llama.cpp reaches it, ``taor -p
+  --model openai-compat:MODEL --base-url URL`` against one server started here (the profile
+  is chosen by the model, as ``auto`` does: the model's size picks ``small``);
+- ``bare``: ``_bare_loop.py`` (the ``openai`` client, ``bash`` and ``write_file``, a
+  three-sentence prompt) against that same server, its prompt cache erased between tasks.
+
+Prints a table per agent, then per set ``RESULT <agent>_tasks_solved_<set>=N/M``, the median
+wall per agent, taor's solved count over the bare loop's, the held-out set's distance from the
+tuning set in points, runs ended by a malformed tool call, and ``RESULT
+local_overhead_pct=...``: taor's time outside model calls and tool runs (process and server
+start, stop, its own work), as a share of the time inside them, from the transcript's
+timestamps. With ``--model`` other than the default, each RESULT name ends with the model's.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +49,8 @@ from _bare_loop import bare_loop
 from _local_tasks import SETS, TASKS, Task
 
 MAX_CALLS, MAX_WALL, THREADS = 15, 300.0, 2
+DEFAULT_MODEL = "qwen2.5-coder-1.5b"
+AGENTS = ("taor", "compat", "bare")
 SESSIONS = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local/share")) / "taor/sessions"
 
 
@@ -76,9 +86,12 @@ def _transcript_times(session_id: str) -> tuple[float, float, str]:
     return model_s, tools_s, notes
 
 
-def run_taor(task: Task) -> dict[str, Any]:
+def run_taor(task: Task, model: str, base_url: str = "") -> dict[str, Any]:
+    """``taor -p`` on ``task``: its own local server, or the one at ``base_url``."""
     directory = _scratch(task)
-    command = [_taor(), "-p", task.prompt, "--model", "local", "--permission-mode", "bypass"]
+    chosen = f"openai-compat:{model}" if base_url else f"local:{model}"
+    command = [_taor(), "-p", task.prompt, "--model", chosen, "--permission-mode", "bypass"]
+    command += ["--base-url", base_url] if base_url else []
     command += ["--max-turns", str(MAX_CALLS), "--max-wall", str(int(MAX_WALL))]
     command += ["--output-format", "json"]
     env = dict(os.environ, TAOR_LOCAL_THREADS=str(THREADS))
@@ -92,7 +105,11 @@ def run_taor(task: Task) -> dict[str, Any]:
     except subprocess.TimeoutExpired:
         summary = {"stop_reason": "killed"}
     wall = time.monotonic() - began
+    if base_url:
+        _erase_cache(base_url)  # the next task starts as cold as taor's own server does
     model_s, tools_s, notes = _transcript_times(summary.get("session_id", ""))
+    if notes and summary.get("stop_reason") == "error":
+        notes = "malformed-ended"  # (retried, then failed for good)
     answer = summary.get("result") or ""
     return {
         "solved": task.check(directory, answer),
@@ -106,11 +123,11 @@ def run_taor(task: Task) -> dict[str, Any]:
     }
 
 
-async def _start_server() -> Any:
+async def _start_server(model: str) -> Any:
     from taor.llm.local.model import connect_local
     from taor.llm.local.server import LocalServer
 
-    server = LocalServer(connect_local("", threads=THREADS).server.settings)
+    server = LocalServer(connect_local(model, threads=THREADS).server.settings)
     await server.start()
     return server
 
@@ -158,53 +175,87 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", choices=["all", *SETS], default="all", help="which tasks")
     parser.add_argument("--only", help="comma-separated task names")
-    parser.add_argument("--skip-bare", action="store_true")
-    parser.add_argument("--skip-taor", action="store_true")
+    parser.add_argument("--model", default=DEFAULT_MODEL, help="a known local model's name")
+    parser.add_argument("--agents", default=",".join(AGENTS), help="of taor,compat,bare")
     options = parser.parse_args()
+    agents = [a for a in options.agents.split(",") if a]
+    if unknown := set(agents) - set(AGENTS):
+        parser.error(f"unknown agents {sorted(unknown)}; choose from {', '.join(AGENTS)}")
     wanted = set(options.only.split(",")) if options.only else None
     chosen = TASKS if options.set == "all" else SETS[options.set]
     tasks = [task for task in chosen if wanted is None or task.name in wanted]
-    taor_rows: dict[str, dict[str, Any]] = {}
-    for task in [] if options.skip_taor else tasks:
-        taor_rows[task.name] = row = run_taor(task)
-        print(
-            f"taor {task.name}: {row['solved']} {row['wall']:.1f}s {row['end']}"
-            f" (session {row['session']})",
-            flush=True,
-        )
-    bare_rows: dict[str, dict[str, Any]] = {}
-    if not options.skip_bare:
-        server = asyncio.run(_start_server())
+    rows: dict[str, dict[str, dict[str, Any]]] = {agent: {} for agent in agents}
+    for task in tasks if "taor" in agents else []:
+        rows["taor"][task.name] = row = run_taor(task, options.model)
+        _progress("taor", task, row)
+    if {"compat", "bare"} & set(agents):
+        server = asyncio.run(_start_server(options.model))
         try:
-            for task in tasks:
-                bare_rows[task.name] = row = run_bare(task, server.base_url)
-                print(f"bare {task.name}: {row['solved']} {row['wall']:.1f}s", flush=True)
+            for agent in ("compat", "bare"):
+                for task in tasks if agent in agents else []:
+                    run = run_bare if agent == "bare" else partial(run_taor, model=options.model)
+                    rows[agent][task.name] = row = run(task, base_url=server.base_url)
+                    _progress(agent, task, row)
         finally:
             asyncio.run(server.stop())
-    _report(taor_rows, bare_rows, tasks)
+    _report(rows, tasks, "" if options.model == DEFAULT_MODEL else options.model)
 
 
-def _report(
-    taor: dict[str, dict[str, Any]], bare: dict[str, dict[str, Any]], tasks: list[Task]
-) -> None:
-    _table("taor -p --model local", taor)
-    _table("bare loop (openai client, bash + write_file)", bare)
-    inside = sum(row["inside"] for row in taor.values())
-    outside = sum(row["wall"] for row in taor.values()) - inside
-    overhead = 100 * outside / inside if inside else 0.0
+def _progress(agent: str, task: Task, row: dict[str, Any]) -> None:
+    where = f" (session {row['session']})" if row.get("session") else ""
+    print(
+        f"{agent} {task.name}: {row['solved']} {row['wall']:.1f}s {row['end']}{where}", flush=True
+    )
+
+
+TITLES = {
+    "taor": "taor -p --model local:MODEL",
+    "compat": "taor -p --model openai-compat:MODEL --base-url (the profile by the model)",
+    "bare": "bare loop (openai client, bash + write_file)",
+}
+
+
+def _report(rows: dict[str, dict[str, dict[str, Any]]], tasks: list[Task], model: str) -> None:
+    for agent, agent_rows in rows.items():
+        _table(TITLES[agent].replace("MODEL", model or DEFAULT_MODEL), agent_rows)
+    tag = "_" + model.replace("-", "_").replace(".", "_") if model else ""
     print()
+    solved: dict[tuple[str, str], float] = {}
     for name, members in SETS.items():
         names = [task.name for task in tasks if task in members]
         if not names:
             continue
         label = name.replace("-", "_")
-        for agent, rows in (("local", taor), ("bare", bare)):
-            if rows:
-                solved = sum(rows[n]["solved"] for n in names if n in rows)
-                target = f" target={round(0.8 * len(names))}" if agent == "local" else ""
-                print(f"RESULT {agent}_tasks_solved_{label}={solved}/{len(names)}{target}")
-    print(f"RESULT local_tasks_median_wall_s={_median(taor):.1f} target=20")
-    print(f"RESULT local_overhead_pct={overhead:.1f} target=5")
+        for agent, agent_rows in rows.items():
+            count = sum(agent_rows[n]["solved"] for n in names if n in agent_rows)
+            solved[agent, label] = count / len(names)
+            target = f" target={round(0.8 * len(names))}" if agent == "taor" else ""
+            print(f"RESULT {_name(agent)}_tasks_solved_{label}{tag}={count}/{len(names)}{target}")
+    for agent, agent_rows in rows.items():
+        target = " target=20" if agent == "taor" else ""
+        print(f"RESULT {_name(agent)}_tasks_median_wall_s{tag}={_median(agent_rows):.1f}{target}")
+    if "taor" in rows and "bare" in rows:
+        ours = sum(row["solved"] for row in rows["taor"].values())
+        theirs = sum(row["solved"] for row in rows["bare"].values())
+        ratio = f"{ours / theirs:.2f}" if theirs else "inf" if ours else "0"
+        print(f"RESULT local_vs_bare_solved{tag}={ratio} target=1.5")
+    if ("taor", "tuning") in solved and ("taor", "held_out") in solved:
+        gap = 100 * (solved["taor", "tuning"] - solved["taor", "held_out"])
+        print(f"RESULT local_held_out_gap_points{tag}={gap:.0f} target=10")
+    for agent in ("taor", "compat"):
+        if agent in rows:
+            ends = sum(row["notes"] == "malformed-ended" for row in rows[agent].values())
+            print(f"RESULT {_name(agent)}_malformed_ends{tag}={ends} target=0")
+    if "taor" in rows:
+        inside = sum(row["inside"] for row in rows["taor"].values())
+        outside = sum(row["wall"] for row in rows["taor"].values()) - inside
+        overhead = 100 * outside / inside if inside else 0.0
+        print(f"RESULT local_overhead_pct{tag}={overhead:.1f} target=5")
+
+
+def _name(agent: str) -> str:
+    """The RESULT names kept from before: taor's runs are ``local_*``."""
+    return "local" if agent == "taor" else agent
 
 
 if __name__ == "__main__":
