@@ -11,7 +11,9 @@ are in the database by then).
 ``follow`` reads what the database has after the client's number, then the stream from the
 last one read, blocking for more, until an ``end`` marker with nothing after it, or the
 database says the run has ended and the stream has nothing newer (and ends with ``end``, or
-is gone).
+is gone). A ``moved`` marker it meets on the way is sent on as a ``Moved`` notice (a live
+follower hears that the run moved; one reading from the database past the marker does not,
+and one that comes back from the very number the marker follows hears it again).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from taor.server.feed import Ended, Replay
+from taor.server.seams import Moved
 from taor.server.spread.streams import events_key, state_key
 from taor.server.store.runs import StoredEvent
 
@@ -168,7 +171,7 @@ class StreamFeeds:
         newest = await self.client.xrevrange(key, count=1)
         return not newest or newest[0][1].get("m") == "end"
 
-    async def follow(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
+    async def follow(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent | Moved]:
         last = after
         while page := await self._replay(run_id, last):  # what the database has
             for event in page:
@@ -192,6 +195,8 @@ class StreamFeeds:
                 cursor = entry_id
                 if "m" in fields:
                     stop = fields["m"] == "end"
+                    if fields["m"] == "moved":
+                        yield Moved(worker=fields.get("w", ""), after=int(entry_id.split("-")[0]))
                     continue
                 stop = False
                 seq = int(fields["s"])
