@@ -53,11 +53,12 @@ async def test_a_client_hears_once_that_the_run_moved_and_gets_every_event_once(
         await reading
         assert (await client.get(run.id)).status == "finished"
         again: list[RunMoved] = []  # back after the notice: the rest, once, and no notice
-        after = [e.seq async for e in client.events(run.id, heard[0][0], on_moved=again.append)]
+        back = heard[0][0] + 1
+        after = [e.seq async for e in client.events(run.id, back, on_moved=again.append)]
     assert seqs == list(range(1, len(seqs) + 1))
     [(before, notice)] = heard
     assert notice.after == before and notice.worker in others(cluster, holder), (notice, holder)
-    assert after == seqs[before:] and again == []
+    assert after == seqs[back:] and again == []
     assert calls(marker).count("m1") == 1
 
 
@@ -103,11 +104,25 @@ async def test_the_page_shows_that_the_run_moved_to_another_worker(
             await page.screenshot(path=shot, full_page=True)
             lines = await page.locator(".note.moved").all_inner_texts()
             tools = await page.locator(".tool").count()
+            await page.reload()  # read again, from the database: the line in its place
+            await page.wait_for_selector("#stream-state.ended", state="attached")
+            again = await page.locator(".note.moved").all_inner_texts()
+            order = await page.eval_on_selector_all(
+                "#timeline > [data-seq]",
+                "rows => rows.map(r => [Number(r.dataset.seq), r.className])",
+            )
+            await page.screenshot(path=tmp_path / "moved-reloaded.png", full_page=True)
         finally:
             await browser.close()
     if os.environ.get("TAOR_WEB_SHOTS"):
-        shutil.copy(shot, Path(os.environ["TAOR_WEB_SHOTS"]) / "moved-to-another-worker.png")
+        for name in ("moved", "moved-reloaded"):
+            shutil.copy(
+                tmp_path / f"{name}.png", Path(os.environ["TAOR_WEB_SHOTS"]) / f"{name}.png"
+            )
     print(f"\nscreenshot: {shot}")
     [line] = lines
     assert line.startswith("Moved to worker ") and line.split()[-1] in others(cluster, holder)
     assert tools == 1 and errors == []
+    assert again == lines
+    assert [seq for seq, _ in order] == sorted(seq for seq, _ in order), order  # in its place
+    assert [kind for _, kind in order].count("note muted moved") == 1, order

@@ -11,9 +11,11 @@ are in the database by then).
 ``follow`` reads what the database has after the client's number, then the stream from the
 last one read, blocking for more, until an ``end`` marker with nothing after it, or the
 database says the run has ended and the stream has nothing newer (and ends with ``end``, or
-is gone). A ``moved`` marker it meets on the way is sent on as a ``Moved`` notice (a live
-follower hears that the run moved; one reading from the database past the marker does not,
-and one that comes back from the very number the marker follows hears it again).
+is gone). Each ``moved`` marker is sent on as a ``Moved`` notice after the event it follows:
+from the stream, or, for the events read from the database, from the run's state hash, where
+it is noted too (``m:<after>:<worker>``, kept as long as the stream). A follower that comes
+back from the very number a notice follows hears it again (clients tell them by ``after``
+and ``worker``); one that comes back from a later number does not.
 """
 
 from __future__ import annotations
@@ -134,6 +136,8 @@ class StreamFeeds:
                 base = self._last[run_id] = await self._base(run_id)
             marker = {"m": what, **({"w": data} if data else {})}
             pipe.xadd(key, marker, id=f"{base}-*")
+            if what == "moved":  # also where a follower reading the database finds it
+                pipe.hset(state_key(run_id), f"m:{base}:{data}", data)
             if what == "end":
                 pipe.expire(key, self._retention)
                 pipe.expire(state_key(run_id), self._retention)
@@ -172,9 +176,12 @@ class StreamFeeds:
         return not newest or newest[0][1].get("m") == "end"
 
     async def follow(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent | Moved]:
+        moves = await self._moves(run_id, after)  # (for the events read from the database)
         last = after
         while page := await self._replay(run_id, last):  # what the database has
             for event in page:
+                for move in _passed(moves, event.seq):
+                    yield move
                 last = event.seq
                 yield event
         key, cursor, block = events_key(run_id), f"{last}-0", None
@@ -185,6 +192,8 @@ class StreamFeeds:
                 if await self._ended(run_id) and await self._closed(key):
                     while page := await self._replay(run_id, last):  # the stream was let go
                         for event in page:
+                            for move in _passed(moves, event.seq):
+                                yield move
                             last = event.seq
                             yield event
                     return
@@ -206,3 +215,21 @@ class StreamFeeds:
             if stop:
                 return
             block = int(self._recheck * 1000)
+
+    async def _moves(self, run_id: str, after: int) -> list[Moved]:
+        """The run's moves from the event numbered ``after`` on, in order."""
+        kept = await self.client.hgetall(state_key(run_id))
+        found = [
+            Moved(worker=worker, after=int(name.split(":")[1]))
+            for name, worker in kept.items()
+            if name.startswith("m:")
+        ]
+        return sorted((move for move in found if move.after >= after), key=lambda m: m.after)
+
+
+def _passed(moves: list[Moved], seq: int) -> list[Moved]:
+    """Take from ``moves`` (in order) those that came before the event numbered ``seq``."""
+    count = next((n for n, move in enumerate(moves) if move.after >= seq), len(moves))
+    taken = moves[:count]
+    del moves[:count]
+    return taken
