@@ -77,12 +77,18 @@ def _aof(client: Any) -> Check:
 def _queue(client: Any) -> Check:
     from redis import ResponseError
 
-    live = sum(1 for _ in client.scan_iter(match=WORKERS + "*", count=1000))
-    workers = f"{live} live worker{'' if live == 1 else 's'}"
+    try:
+        live = sum(1 for _ in client.scan_iter(match=WORKERS + "*", count=1000))
+        workers = f"{live} live worker{'' if live == 1 else 's'}"
+    except ResponseError as error:  # (a user without SCAN)
+        workers = f"the live workers unknown ({_first_line(error)})"
     try:
         groups = {group["name"]: group for group in client.xinfo_groups(RUNS)}
-    except ResponseError:  # no such key: nothing has queued a run yet
-        groups = {}
+    except ResponseError as error:
+        if "no such key" not in str(error).lower():
+            detail = f"cannot read {RUNS} ({_first_line(error)}): the user needs stream commands"
+            return Check(name="run-queue", status="broken", detail=detail)
+        groups = {}  # nothing has queued a run yet
     if GROUP not in groups:
         detail = f"{RUNS} not made yet (the first taor serve or taor worker makes it); {workers}"
         return Check(name="run-queue", status="ok", detail=detail)

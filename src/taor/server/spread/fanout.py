@@ -71,7 +71,6 @@ class StreamFeeds:
         self._put((run_id, "open", None))
 
     def publish(self, run_id: str, event: StoredEvent) -> None:
-        self._last[run_id] = event.seq
         self._put((run_id, "event", event))
 
     def end(self, run_id: str) -> None:
@@ -127,6 +126,7 @@ class StreamFeeds:
         for run_id, what, data in items:
             key = events_key(run_id)
             if what == "event":
+                self._last[run_id] = data.seq  # (in order: a marker after it follows it)
                 fields = {"s": data.seq, "k": data.kind, "d": data.data}
                 self._note_pending(pipe, run_id, data)  # first: known when the event is seen
                 pipe.xadd(key, fields, id=f"{data.seq}-0")
@@ -178,24 +178,17 @@ class StreamFeeds:
     async def follow(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent | Moved]:
         moves = await self._moves(run_id, after)  # (for the events read from the database)
         last = after
-        while page := await self._replay(run_id, last):  # what the database has
-            for event in page:
-                for move in _passed(moves, event.seq):
-                    yield move
-                last = event.seq
-                yield event
+        async for item in self._kept(run_id, after, moves):
+            last = item.seq if isinstance(item, StoredEvent) else last
+            yield item
         key, cursor, block = events_key(run_id), f"{last}-0", None
         while True:
             reply = await self.client.xread({key: cursor}, count=500, block=block)
             entries = reply[0][1] if reply else []
             if not entries:
                 if await self._ended(run_id) and await self._closed(key):
-                    while page := await self._replay(run_id, last):  # the stream was let go
-                        for event in page:
-                            for move in _passed(moves, event.seq):
-                                yield move
-                            last = event.seq
-                            yield event
+                    async for item in self._kept(run_id, last, moves):  # the stream was let go
+                        yield item
                     return
                 block = int(self._recheck * 1000)
                 continue
@@ -205,16 +198,33 @@ class StreamFeeds:
                 if "m" in fields:
                     stop = fields["m"] == "end"
                     if fields["m"] == "moved":
-                        yield Moved(worker=fields.get("w", ""), after=int(entry_id.split("-")[0]))
+                        move = Moved(worker=fields.get("w", ""), after=int(entry_id.split("-")[0]))
+                        if move in moves:
+                            moves.remove(move)  # (told here: not again from the database)
+                        yield move
                     continue
                 stop = False
                 seq = int(fields["s"])
                 if seq > last:
                     last = seq
+                    _passed(moves, seq)  # (on the stream before it, so told)
                     yield StoredEvent(seq=seq, kind=fields["k"], data=fields["d"])
             if stop:
                 return
             block = int(self._recheck * 1000)
+
+    async def _kept(
+        self, run_id: str, after: int, moves: list[Moved]
+    ) -> AsyncIterator[StoredEvent | Moved]:
+        """What the database has after ``after``; each of ``moves`` before the first event
+        after it."""
+        last = after
+        while page := await self._replay(run_id, last):
+            for event in page:
+                for move in _passed(moves, event.seq):
+                    yield move
+                last = event.seq
+                yield event
 
     async def _moves(self, run_id: str, after: int) -> list[Moved]:
         """The run's moves from the event numbered ``after`` on, in order."""
