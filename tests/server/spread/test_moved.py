@@ -1,17 +1,21 @@
 """A run whose worker dies, as its followers see it: ``taor.server.Client`` hands the ``moved``
 notice to ``on_moved`` once, between the events it comes between, and the events go on each
-once; a ``RemoteSession`` ignores it; the live page shows one quiet line in the run's log."""
+once; a ``RemoteSession`` reads on through it as one session (killed, or handed back by a
+worker told to stop); the live page shows one quiet line in the run's log."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import shutil
+import signal
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from taor.agent.events import Event, ProcessingEnd, SessionEnd
 from taor.server import Client, RunMoved
 
 from .cluster import Cluster, eventually
@@ -62,18 +66,33 @@ async def test_a_client_hears_once_that_the_run_moved_and_gets_every_event_once(
     assert calls(marker).count("m1") == 1
 
 
+@pytest.mark.parametrize("stop", ["kill", "term"])
 async def test_a_remote_session_goes_on_through_a_move_as_if_nothing_happened(
-    cluster: Cluster, marker: Path
+    cluster: Cluster, marker: Path, stop: str
 ) -> None:
+    tag = f"m2{stop}"
     async with Client(cluster.apis[0][1], cluster.token) as client:
         session = client.session(permission_mode="bypass")
-        running = asyncio.create_task(session.run("count slow m2"))
+        prompt = f"count slow {tag}" if stop == "kill" else f"count nap {tag}"
+        running = asyncio.create_task(collect(session.submit(prompt)))
         await eventually(lambda: bool(session.id))
-        await kill_holder_mid_call(cluster, marker, session.id, "m2")
-        result = await running
+        if stop == "kill":
+            await kill_holder_mid_call(cluster, marker, session.id, tag)
+        else:  # scaled in: the call finishes, the run is handed back, another worker goes on
+            await eventually(lambda: tag in calls(marker))
+            holder = cluster.holder(session.id)
+            holder.send_signal(signal.SIGTERM)
+            assert await asyncio.to_thread(holder.wait, 60) == 0
+        events = await running
+        assert session.state == "idle"
         await session.close()
-    assert result.stop_reason == "completed" and result.text == "Done.", result
-    assert calls(marker).count("m2") == 1
+    ends = [e for e in events if isinstance(e, ProcessingEnd | SessionEnd)]
+    assert [e.kind for e in ends] == ["processing_end"] and ends[0].stop_reason == "completed"
+    assert calls(marker).count(tag) == 1
+
+
+async def collect(events: AsyncIterator[Event]) -> list[Event]:
+    return [event async for event in events]
 
 
 @pytest.mark.slow
