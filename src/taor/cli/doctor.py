@@ -41,8 +41,12 @@ shared folder can be written. Not fatal."""
 def run(argv: list[str]) -> int:
     p = parser_for("taor doctor", "Check what taor needs here and say how to fix each gap.", EPILOG)
     p.add_argument("--cwd", help="check for this directory (default: the current one)")
-    p.add_argument("--redis", help="the service's Redis, as taor serve --redis takes it")
-    p.add_argument("--database", help="the service's database, as taor serve --database")
+    p.add_argument(
+        "--redis", metavar="URL", help="the service's Redis, as taor serve --redis takes it"
+    )
+    p.add_argument(
+        "--database", metavar="URL", help="the service's database, as taor serve --database"
+    )
     try:
         args = p.parse_args(argv)
         if args.cwd and not Path(args.cwd).is_dir():

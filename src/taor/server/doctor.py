@@ -79,6 +79,14 @@ def database(url: str) -> Check:
         return _postgres(url)
     path = url.partition(":///")[2].partition("?")[0] if url.startswith("sqlite") else ""
     if not path:  # the URL is not shown: it may hold a password
+        from taor.server.store.database import async_url
+
+        try:
+            async_url(url if "://" in url else "")  # (its message then shows no URL)
+        except ConfigurationError as error:
+            why = str(error).partition("; ")[2] or str(error)  # what to use
+            detail = f"database_url (or --database) cannot be used: {why}"
+            return Check(name="database", status="broken", detail=detail)
         detail = f"a {url.partition(':')[0]} database (database_url): doctor cannot check it"
         return Check(name="database", status="note", detail=detail)
     if not Path(path).exists():

@@ -1,8 +1,8 @@
 """``taor doctor`` on a machine of a service spread over machines, through the real command,
 against a real Redis and a real PostgreSQL: both up (AOF on, the schema the newest, the run
 queue made or not yet), named by the config file or by ``--redis``/``--database``; AOF off;
-a database behind; nothing listening, a database that is not there, a shared folder that is
-a file. Each gap one line saying what to do, never a traceback, never fatal."""
+a database behind; nothing listening, a database that is not there or not one taor opens, a
+shared folder that is a file. Each gap one line saying what to do, never a traceback, never fatal."""
 
 from __future__ import annotations
 
@@ -144,3 +144,6 @@ def test_nothing_listening_or_no_such_database_or_a_file_for_a_folder_one_line_e
     missing = postgres_server.url("no_such_database")
     line = doctor(project, "--redis", refused, "--database", missing)["database"]
     assert line.startswith("broken") and "does not exist: make it (createdb" in line
+    line = doctor(project, "--database", "mysql://u:secret@h/z")["database"]
+    assert line.startswith("broken") and "unsupported database 'mysql'" in line
+    assert "secret" not in line
