@@ -349,7 +349,14 @@ def test_the_client_needs_none_of_the_servers_libraries() -> None:
     assert not loaded & {"fastapi", "uvicorn", "sqlalchemy", "starlette", "sse_starlette"}
     import taor.server
 
-    assert sorted(taor.server.__all__) == ["Client", "Pending", "RemoteSession", "Run", "RunPage"]
+    assert sorted(taor.server.__all__) == [
+        "Client",
+        "Pending",
+        "RemoteSession",
+        "Run",
+        "RunMoved",
+        "RunPage",
+    ]
 
 
 async def test_a_remote_session_goes_on_after_its_run_ended(served: Served) -> None:

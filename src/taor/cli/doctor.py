@@ -5,7 +5,9 @@ found (the environment, the project's .env, a config file), never shown.
 Exit codes: 0 taor can run here (a gap in an optional tool is only reported); 1 something it
 needs is missing or broken (Python 3.11, a readable configuration, a model to use, a writable
 sessions directory); 2 a usage error. The service's checks (``taor.server.doctor``: its data
-folder, database and port) are reported and never fatal: taor runs without a service.
+folder, database and port; across machines its Redis and PostgreSQL, named by the settings or
+by ``--redis`` and ``--database`` as ``taor serve`` takes them) are reported and never fatal:
+taor runs without a service.
 """
 
 from __future__ import annotations
@@ -31,12 +33,20 @@ EPILOG = """exit codes:
 
 The service (taor serve, as [serve] of your config file sets it) is checked too: its data
 folder, its database (the newest schema, or how far behind: taor serve upgrades it) and its
-port (free, or held by a running taor service, or by another program); not fatal."""
+port (free, or held by a running taor service, or by another program). Across machines
+(redis_url, or --redis): Redis answers, AOF is on, the run queue; PostgreSQL answers; the
+shared folder can be written. Not fatal."""
 
 
 def run(argv: list[str]) -> int:
     p = parser_for("taor doctor", "Check what taor needs here and say how to fix each gap.", EPILOG)
     p.add_argument("--cwd", help="check for this directory (default: the current one)")
+    p.add_argument(
+        "--redis", metavar="URL", help="the service's Redis, as taor serve --redis takes it"
+    )
+    p.add_argument(
+        "--database", metavar="URL", help="the service's database, as taor serve --database"
+    )
     try:
         args = p.parse_args(argv)
         if args.cwd and not Path(args.cwd).is_dir():
@@ -86,7 +96,7 @@ def all_checks(args: argparse.Namespace, environ: os._Environ[str]) -> list[Chec
         ),
         do.bwrap(),
         do.local_model(),
-        *service_checks(environ, cwd),
+        *service_checks(environ, cwd, {"redis_url": args.redis, "database_url": args.database}),
     ]
 
 

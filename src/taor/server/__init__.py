@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from taor.server.client import Client as Client
     from taor.server.client_views import Pending as Pending
     from taor.server.client_views import Run as Run
+    from taor.server.client_views import RunMoved as RunMoved
     from taor.server.client_views import RunPage as RunPage
     from taor.server.remote import RemoteSession as RemoteSession
 

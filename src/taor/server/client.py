@@ -9,10 +9,13 @@ Every method but ``events`` is one request. ``events`` follows a run's SSE strea
 typed events a ``Session`` yields (decoded by the library's codec), reconnecting by itself
 with ``Last-Event-ID`` when the connection drops or the service ends the stream early (a
 client that fell behind, a restart), with nothing lost and nothing twice; it ends when the
-run's stream has ended for good (the run has ended and every event of it was read). An answer
-that is not a success raises a ``ServiceError`` (``ServiceAuthError`` 401,
-``ServiceNotFoundError`` 404, ``ServiceConflictError`` 409, ``ServiceBusyError`` 429 with its
-``retry_after``); a service that cannot be reached raises one without a status.
+run's stream has ended for good (the run has ended and every event of it was read). That a
+run moved to another worker (a service spread over machines) is told to ``on_moved``, not
+mixed into the events: they stay exactly what a ``Session`` yields, so a host's ``match`` over
+them needs no case a ``Session`` never sends. An answer that is not a success raises a
+``ServiceError`` (``ServiceAuthError`` 401, ``ServiceNotFoundError`` 404,
+``ServiceConflictError`` 409, ``ServiceBusyError`` 429 with its ``retry_after``); a service
+that cannot be reached raises one without a status.
 
 ``session`` gives a ``SessionLike`` whose cycles are runs of the service
 (``taor.server.remote``): a host moves from a ``Session`` to the service by changing the line
@@ -31,13 +34,14 @@ import httpx2
 from taor.agent.events import Event
 from taor.agent.record.codec import event_from_json
 from taor.errors import ServiceError
-from taor.server.client_views import Run, RunPage, service_error
+from taor.server.client_views import Run, RunMoved, RunPage, service_error
 
 if TYPE_CHECKING:
     from taor.build.events import BuildStreamEvent
     from taor.server.remote import RemoteSession
 
 E = TypeVar("E")
+OnMoved = Callable[[RunMoved], object]  # told when another worker takes a run over
 
 MAX_EVENT = 64 << 20  # one event's JSON: a tool's whole output can be large
 
@@ -169,28 +173,47 @@ class Client:
 
     # --- events ---
 
-    def events(self, run_id: str, after: int = 0) -> AsyncIterator[Event]:
+    def events(
+        self, run_id: str, after: int = 0, *, on_moved: OnMoved | None = None
+    ) -> AsyncIterator[Event]:
         """The run's events numbered above ``after``, in order, each once, as they happen;
         ends when the run has ended and its last event has been yielded. (A build run's own
-        events, its narration, are left out: ``build_events`` has them.)"""
-        return self._follow(run_id, after, _session_event)
+        events, its narration, are left out: ``build_events`` has them.)
 
-    def build_events(self, run_id: str, after: int = 0) -> AsyncIterator[BuildStreamEvent]:
+        ``on_moved`` is called with a ``RunMoved`` when another worker takes the run over (a
+        service spread over machines), between the events it comes between, once per move;
+        the events themselves go on as before, none lost or repeated."""
+        return self._follow(run_id, after, _session_event, on_moved)
+
+    def build_events(
+        self, run_id: str, after: int = 0, *, on_moved: OnMoved | None = None
+    ) -> AsyncIterator[BuildStreamEvent]:
         """``events`` with a build run's own: ``narration``, ``phase``, ``section_summary``,
         ``build_report`` (``taor.build.events``)."""
         from taor.build.events import decode
 
-        return self._follow(run_id, after, decode)
+        return self._follow(run_id, after, decode, on_moved)
 
     async def _follow(
-        self, run_id: str, after: int, decode: Callable[[Any], E | None]
+        self,
+        run_id: str,
+        after: int,
+        decode: Callable[[Any], E | None],
+        on_moved: OnMoved | None,
     ) -> AsyncIterator[E]:
         last = after
         ended = False  # seen ended before the stream now read was opened: it reads all
         waited, pause = 0.0, 0.02
+        told: set[RunMoved] = set()  # a stream resumed right at a notice sends it again
         while True:
             try:
-                async for seq, data in self._stream(run_id, last):
+                async for item in self._stream(run_id, last):
+                    if isinstance(item, RunMoved):
+                        if on_moved is not None and item not in told:
+                            told.add(item)
+                            on_moved(item)
+                        continue
+                    seq, data = item
                     last, waited, pause = seq, 0.0, 0.02
                     if (event := decode(data)) is not None:
                         yield event
@@ -206,7 +229,7 @@ class Client:
             waited += pause
             pause = min(pause * 2, 0.5)
 
-    async def _stream(self, run_id: str, after: int) -> AsyncIterator[tuple[int, Any]]:
+    async def _stream(self, run_id: str, after: int) -> AsyncIterator[tuple[int, Any] | RunMoved]:
         headers = {"last-event-id": str(after)} if after else {}
         url = f"/runs/{run_id}/events"
         async with self._http.sse(url, headers=headers, max_event_size=MAX_EVENT) as source:
@@ -214,6 +237,10 @@ class Client:
             if response.status_code != 200:
                 raise service_error(response.status_code, await response.aread(), response.headers)
             async for message in source:
+                if message.event == "moved":  # a notice, not an event: it has no number
+                    if (moved := _moved(message.data)) is not None:
+                        yield moved
+                    continue
                 seq = int(message.id) if message.id.isdigit() else 0
                 if seq > after:  # a number already seen is never yielded again
                     after = seq
@@ -227,6 +254,15 @@ class Client:
         if response.is_success:
             return response.json() if response.content else None
         raise service_error(response.status_code, response.content, response.headers)
+
+
+def _moved(data: str) -> RunMoved | None:
+    """The notice a ``moved`` SSE message carries; None when it is not one (ignored)."""
+    try:
+        fields = json.loads(data)
+        return RunMoved(worker=str(fields["worker"]), after=int(fields["after"]))
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def _session_event(data: Any) -> Event | None:

@@ -1,6 +1,7 @@
 """What ``taor.server.Client`` reads back from the service: a run (``Run``), a page of runs
-(``RunPage``) and a pending permission request (``Pending``), as frozen records; and the one
-exception an answer that is not a success becomes (``service_error``).
+(``RunPage``), a pending permission request (``Pending``) and the notice that a run moved to
+another worker (``RunMoved``), as frozen records; and the one exception an answer that is not
+a success becomes (``service_error``).
 
 Records are read leniently: a field the service adds later is kept in ``raw`` and ignored
 otherwise, so an older client keeps working against a newer service.
@@ -11,7 +12,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Mapping
 from dataclasses import field
-from typing import Any
+from typing import Any, Literal
 
 from taor._records import frozen
 from taor.errors import (
@@ -91,6 +92,17 @@ class Run:
             metadata=data.get("metadata") or {},
             raw=data,
         )
+
+
+@frozen
+class RunMoved:
+    """The run was taken over by another worker (``worker``) after its event numbered
+    ``after``: its worker died or was stopped. Not an event of the run (it has no number);
+    ``Client.events`` hands it to its ``on_moved``."""
+
+    worker: str
+    after: int
+    kind: Literal["moved"] = "moved"
 
 
 @frozen

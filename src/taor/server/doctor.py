@@ -1,12 +1,14 @@
 """``taor doctor``'s checks of the service (``taor serve``) on this machine, as its settings
-say (``[serve]`` of the person's config file, ``TAOR_SERVE_*``): the server extra, the data
-folder, the database's schema and the port.
+say (``[serve]`` of the person's config file, ``TAOR_SERVE_*``, doctor's ``--redis`` and
+``--database``): the server extra, the data folder, the database's schema and the port; across
+machines (``redis_url``), Redis, PostgreSQL and the shared folder (``spread.doctor``).
 
 They import none of the server's libraries, so doctor stays fast and still answers when the
 ``server`` extra is missing: the database is read with the standard library's sqlite3, the
 migrations' revision ids are read from their files, and a port in use is asked for
-``/healthz`` over loopback with a short timeout. None of these gaps is fatal: taor runs
-without a service.
+``/healthz`` over loopback with a short timeout. Only a Redis or PostgreSQL named in the
+settings is asked with its own client (redis-py, asyncpg). None of these gaps is fatal: taor
+runs without a service.
 """
 
 from __future__ import annotations
@@ -29,17 +31,30 @@ SERVER_MODULES = ("fastapi", "uvicorn", "sse_starlette", "sqlalchemy", "aiosqlit
 PROBE_TIMEOUT = 1.0  # seconds for a /healthz answer on loopback
 
 
-def service_checks(environ: Mapping[str, str], cwd: Path) -> list[Check]:
+def service_checks(
+    environ: Mapping[str, str], cwd: Path, flags: Mapping[str, str | None] | None = None
+) -> list[Check]:
+    """The checks of the service its settings describe (``flags``: ``taor serve``'s, by key:
+    ``redis_url``, ``database_url``)."""
     missing = [name for name in SERVER_MODULES if importlib.util.find_spec(name) is None]
     if missing:
         detail = f"taor serve needs the server extra: pip install 'taor[server]' (no {missing[0]})"
         return [Check(name="service", status="missing", detail=detail)]
     try:
-        serve = load(flags={}, environ=environ, cwd=cwd)
+        serve = load(flags=flags or {}, environ=environ, cwd=cwd)
     except ConfigurationError as error:
         return [Check(name="service", status="broken", detail=f"taor serve cannot start: {error}")]
     config, address = serve.config, serve.address
-    return [data_folder(config.data_dir), database(config.database()), port(address)]
+    if not config.redis_url:
+        return [data_folder(config.data_dir), database(config.database()), port(address)]
+    from taor.server.spread import doctor as spread  # across machines: Redis and the rest
+
+    return [
+        spread.shared_folder(config.data_dir),
+        *spread.redis_checks(config.redis_url),
+        database(config.database()),
+        port(address),
+    ]
 
 
 def data_folder(folder: Path) -> Check:
@@ -60,9 +75,19 @@ def data_folder(folder: Path) -> Check:
 
 def database(url: str) -> Check:
     """The database's schema against the migrations this taor has."""
+    if url.partition(":")[0].partition("+")[0] in ("postgresql", "postgres"):
+        return _postgres(url)
     path = url.partition(":///")[2].partition("?")[0] if url.startswith("sqlite") else ""
     if not path:  # the URL is not shown: it may hold a password
-        detail = f"a {url.partition(':')[0]} database (database_url): doctor checks only SQLite"
+        from taor.server.store.database import async_url
+
+        try:
+            async_url(url if "://" in url else "")  # (its message then shows no URL)
+        except ConfigurationError as error:
+            why = str(error).partition("; ")[2] or str(error)  # what to use
+            detail = f"database_url (or --database) cannot be used: {why}"
+            return Check(name="database", status="broken", detail=detail)
+        detail = f"a {url.partition(':')[0]} database (database_url): doctor cannot check it"
         return Check(name="database", status="note", detail=detail)
     if not Path(path).exists():
         return Check(name="database", status="ok", detail=f"none yet: taor serve makes {path}")
@@ -71,19 +96,36 @@ def database(url: str) -> Check:
     except sqlite3.Error as error:
         detail = f"{path} cannot be read ({error}): move it away, or set another data_dir"
         return Check(name="database", status="broken", detail=detail)
+    return _schema(path, current, elsewhere=", or set another data_dir")
+
+
+def _postgres(url: str) -> Check:
+    from taor.server.spread.doctor import postgres_check
+
+    reached, current = postgres_check(url)
+    if current is None:
+        return reached
+    if not current:
+        detail = f"{reached.detail}: no tables yet (taor serve or taor worker makes them)"
+        return Check(name="database", status="ok", detail=detail)
+    return _schema(reached.detail, current, elsewhere=" on every machine")
+
+
+def _schema(where: str, current: str | None, *, elsewhere: str) -> Check:
+    """The database at ``where`` is at the schema ``current``: the newest, behind (what
+    upgrades it) or made by a newer taor."""
     revisions = migrations()
     if current is not None and current not in revisions:
-        detail = (
-            f"{path} was made by a newer taor (schema {current}): upgrade taor, "
-            "or set another data_dir"
-        )
+        detail = f"{where} was made by a newer taor (schema {current}): upgrade taor{elsewhere}"
         return Check(name="database", status="broken", detail=detail)
     behind = len(revisions) - len(_lineage(current, revisions))
     if behind:
         plural = "s" if behind > 1 else ""
-        detail = f"{path}: {behind} migration{plural} behind; taor serve upgrades it when it starts"
+        detail = (
+            f"{where}: {behind} migration{plural} behind; taor serve upgrades it when it starts"
+        )
         return Check(name="database", status="note", detail=detail)
-    return Check(name="database", status="ok", detail=f"{path} (schema {current}, the newest)")
+    return Check(name="database", status="ok", detail=f"{where} (schema {current}, the newest)")
 
 
 def _revision(path: Path) -> str | None:

@@ -19,6 +19,11 @@ by ``agent_id``; ``steer`` or ``follow_up`` before the first ``submit`` (there i
 ``parked`` is always None (a run's pending requests are in ``Client.get``). A ``submit`` after
 the run has ended continues it with that text (the service queues it again). Nothing local
 (model, environment, tools, history) exists here: the service composes the run's session.
+
+A run that moves to another worker (a service spread over machines) reads on as one session:
+the ``processing_end`` and ``session_end`` of a worker that stopped and handed the run back
+are left out once the run is said to have moved (they are held until then, and given if the
+run ends instead), and the cycle goes on to the ``processing_end`` of the worker that took it.
 """
 
 from __future__ import annotations
@@ -53,11 +58,12 @@ from taor.agent.result import ResultBuilder, RunResult
 from taor.agent.runtime import SessionState
 from taor.errors import ServiceConflictError, SessionClosedError, SessionError, UnknownIdError
 from taor.llm.types import ImagePart
+from taor.server.client_views import RunMoved
 
 if TYPE_CHECKING:
     from taor.server.client import Client
 
-_Item = Event | BaseException | None  # an event, a failure to raise, or the stream's end
+_Item = Event | RunMoved | BaseException | None  # (a failure to raise; None: the stream's end)
 
 
 class RemoteSession:
@@ -194,13 +200,25 @@ class RemoteSession:
         inbox: asyncio.Queue[_Item] = asyncio.Queue()
         self._inboxes.add(inbox)
         pump = asyncio.create_task(self._pump(inbox, after))
+        held: list[Event] = []  # the session's ending on a worker that stopped, while unsure
         try:
             while (item := await inbox.get()) is not None:
                 if isinstance(item, BaseException):
                     raise item
+                if isinstance(item, RunMoved):  # the run goes on elsewhere: it did not end
+                    held.clear()
+                    continue
+                if held or _closed_at_the_top(item):
+                    held.append(item)
+                    continue
                 self._note(item)
                 yield item
-                if until_cycle_end and isinstance(item, ProcessingEnd) and not item.agent_id:
+                if until_cycle_end and _cycle_end(item):
+                    return
+            for event in held:  # it ended after all (cancelled): the stream ended after it
+                self._note(event)
+                yield event
+                if until_cycle_end and _cycle_end(event):
                     return
         finally:
             self._inboxes.discard(inbox)
@@ -210,7 +228,7 @@ class RemoteSession:
 
     async def _pump(self, inbox: asyncio.Queue[_Item], after: int) -> None:
         try:
-            async for event in self._client.events(self._run_id, after):
+            async for event in self._client.events(self._run_id, after, on_moved=inbox.put_nowait):
                 inbox.put_nowait(event)
             inbox.put_nowait(None)
         except Exception as error:
@@ -278,6 +296,16 @@ class RemoteSession:
     def _check_open(self) -> None:
         if self._state == "closed":
             raise SessionClosedError("this remote session is closed: make a new one")
+
+
+def _closed_at_the_top(event: Event) -> bool:
+    """Whether the run's own session was closed under it: cancelled, or its worker stopped
+    and handed the run back (then a ``RunMoved`` follows and another worker goes on)."""
+    return isinstance(event, ProcessingEnd) and not event.agent_id and event.stop_reason == "closed"
+
+
+def _cycle_end(event: Event) -> bool:
+    return isinstance(event, ProcessingEnd) and not event.agent_id
 
 
 if TYPE_CHECKING:

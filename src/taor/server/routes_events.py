@@ -1,10 +1,15 @@
 """A run's events as SSE: one per taor event, ``id`` its number, ``event`` its kind, ``data``
 its JSON (the library's codec), resumed after ``Last-Event-ID``, with a heartbeat comment on an
 idle stream. A client that falls too far behind is ended early and comes back from its last id.
+
+Between them, a run spread over machines may send ``event: moved`` with no ``id`` (so it
+changes no client's Last-Event-ID and numbers nothing): ``{"kind": "moved", "worker": NAME,
+"after": N}``, the worker that took the run over after the event numbered N.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Annotated
 
@@ -12,6 +17,7 @@ from fastapi import APIRouter, Header, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from taor.server.auth import CurrentUser
+from taor.server.seams import Moved
 from taor.server.service import Service
 from taor.server.views import record_of, service_of
 
@@ -26,9 +32,9 @@ async def events(
     last_event_id: Annotated[str | None, Header()] = None,
 ) -> EventSourceResponse:
     """The run's events as SSE, from after ``Last-Event-ID`` (from the start without it): one
-    per event, ``id`` its number, ``event`` its kind, ``data`` its JSON. The stream ends when
-    the run's last event is sent, or early (a client that fell behind): come back with the
-    last id seen."""
+    per event, ``id`` its number, ``event`` its kind, ``data`` its JSON; and, with no ``id``,
+    ``moved`` when another worker took the run over. The stream ends when the run's last
+    event is sent, or early (a client that fell behind): come back with the last id seen."""
     service = service_of(request)
     await record_of(service, run_id, user)
     after = int(last_event_id) if last_event_id and last_event_id.isdigit() else 0
@@ -40,7 +46,11 @@ async def events(
 
 
 async def _sse(service: Service, run_id: str, after: int) -> AsyncIterator[ServerSentEvent]:
-    async for event in service.feeds.follow(run_id, after):
-        if event.seq < 0:  # dropped: too far behind; the client comes back from its last id
+    async for item in service.feeds.follow(run_id, after):
+        if isinstance(item, Moved):  # no id: the client's Last-Event-ID stays its last event's
+            data = {"kind": item.kind, "worker": item.worker, "after": item.after}
+            yield ServerSentEvent(event=item.kind, data=json.dumps(data))
+            continue
+        if item.seq < 0:  # dropped: too far behind; the client comes back from its last id
             return
-        yield ServerSentEvent(id=str(event.seq), event=event.kind, data=event.data)
+        yield ServerSentEvent(id=str(item.seq), event=item.kind, data=item.data)

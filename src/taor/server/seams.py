@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
+from taor._records import frozen
 from taor.agent.commands import Command, Reply
 from taor.agent.events import PermissionRequest
 from taor.server.store.runs import RunRecord, StoredEvent
@@ -78,8 +79,20 @@ class RunQueue(Protocol):
     async def close(self) -> None: ...
 
 
+@frozen
+class Moved:
+    """A notice between a run's events, not one of them (it has no number): ``worker`` took
+    the run over after the event numbered ``after`` (its worker died or was stopped)."""
+
+    worker: str
+    after: int
+    kind: Literal["moved"] = "moved"
+
+
 class Fanout(Protocol):
-    """Each run's events, live, to every client following it; replayed from any number."""
+    """Each run's events, live, to every client following it; replayed from any number.
+    ``follow`` may send a ``Moved`` notice between them (a fan-out across machines says so
+    when another worker took the run over); the embedded one sends events alone."""
 
     def open(self, run_id: str) -> None: ...
 
@@ -87,7 +100,7 @@ class Fanout(Protocol):
 
     def end(self, run_id: str) -> None: ...
 
-    def follow(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent]: ...
+    def follow(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent | Moved]: ...
 
 
 class Manager(Protocol):

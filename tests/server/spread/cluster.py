@@ -156,17 +156,37 @@ async def create(http: httpx2.AsyncClient, prompt: str, **body: Any) -> str:
 drops: list[str] = []  # the runs whose stream dropped (to see why, should it happen)
 
 
-async def follow(http: httpx2.AsyncClient, run_id: str) -> list[tuple[int, str, str]]:
+async def follow(
+    http: httpx2.AsyncClient, run_id: str, notices: list[tuple[int, dict[str, Any]]] | None = None
+) -> list[tuple[int, str, str]]:
     """Every (number, kind, data) the run's SSE stream sends, as sent (a number sent twice
-    shows twice), reconnecting with ``Last-Event-ID`` until the run has ended."""
+    shows twice), reconnecting with ``Last-Event-ID`` until the run has ended. Each ``moved``
+    notice (it has no id) goes into ``notices`` as (the number seen before it, its data)."""
+    return await follow_from(http, run_id, 0, notices)
+
+
+async def follow_from(
+    http: httpx2.AsyncClient,
+    run_id: str,
+    after: int,
+    notices: list[tuple[int, dict[str, Any]]] | None = None,
+) -> list[tuple[int, str, str]]:
+    """``follow`` from the ``Last-Event-ID`` ``after``."""
     seen: list[tuple[int, str, str]] = []
     ended = False
     while True:
-        headers = {"last-event-id": str(seen[-1][0])} if seen else {}
+        last = seen[-1][0] if seen else after
+        headers = {"last-event-id": str(last)} if last else {}
         try:
             async with http.sse(f"/runs/{run_id}/events", headers=headers) as source:
                 assert source.response.status_code == 200
                 async for message in source:
+                    if message.event == "moved":
+                        before = seen[-1][0] if seen else after
+                        assert message.id in ("", str(before)), message  # it sets no id
+                        if notices is not None:
+                            notices.append((before, json.loads(message.data)))
+                        continue
                     seen.append((int(message.id), message.event, message.data))
         except httpx2.TransportError:  # as a client does: back from the last number
             drops.append(run_id)

@@ -7,12 +7,25 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import subprocess
 from pathlib import Path
+from typing import Any
 
+import httpx2
 import pytest
 
 from ..process import Home, run
-from .cluster import Cluster, asked, create, data_of, eventually, follow, kinds, status
+from .cluster import (
+    Cluster,
+    asked,
+    create,
+    data_of,
+    eventually,
+    follow,
+    follow_from,
+    kinds,
+    status,
+)
 from .servers import PostgresServer
 
 
@@ -41,15 +54,19 @@ async def test_a_worker_killed_mid_tool_call_the_run_moves_and_the_call_is_not_r
 ) -> None:
     async with cluster.client(0) as first, cluster.client(1) as second:
         run_id = await create(first, "count slow k1", permission_mode="bypass")
-        watching = asyncio.create_task(follow(second, run_id))
+        notices: list[tuple[int, dict[str, Any]]] = []
+        watching = asyncio.create_task(follow(second, run_id, notices))
         await eventually(lambda: "k1" in calls(marker))  # the call runs (and sleeps)
         await in_database(cluster.database, run_id, "k1")  # its transcript so far
-        cluster.kill(cluster.holder(run_id))
+        holder = cluster.holder(run_id)
+        cluster.kill(holder)
         (cluster.data / "runs" / f"{run_id}.jsonl").unlink()  # the next machine has none
         seen = await watching
         done = await status(first, run_id)
+        await no_repeat_after_the_notice(first, run_id, seen, notices)
     assert done["status"] == "finished", done
     assert [seq for seq, _, _ in seen] == list(range(1, len(seen) + 1))  # each once, in order
+    moved_once(cluster, notices, away_from=holder)
     assert calls(marker).count("k1") == 1  # run once, never again
     requests = [q for q in cluster.model.requests if "slow k1" in json.dumps(q.json)]
     told = [result for request in requests for result in request.tool_results]
@@ -105,7 +122,8 @@ async def test_sigterm_on_a_worker_hands_its_run_to_another_nothing_repeated(
 ) -> None:
     async with cluster.client(0) as first, cluster.client(1) as second:
         run_id = await create(first, "count nap t1", permission_mode="bypass")
-        watching = asyncio.create_task(follow(second, run_id))
+        notices: list[tuple[int, dict[str, Any]]] = []
+        watching = asyncio.create_task(follow(second, run_id, notices))
         await eventually(lambda: "t1" in calls(marker))
         holder = cluster.holder(run_id)
         holder.send_signal(signal.SIGTERM)
@@ -113,7 +131,9 @@ async def test_sigterm_on_a_worker_hands_its_run_to_another_nothing_repeated(
         assert "t1-done" in calls(marker)  # the call running at the SIGTERM finished first
         seen = await watching
         assert (await status(first, run_id))["status"] == "finished"
+        await no_repeat_after_the_notice(first, run_id, seen, notices)
     assert calls(marker).count("t1") == 1
+    moved_once(cluster, notices, away_from=holder)
     (ended,) = data_of(seen, "tool_call_end")
     assert not ended["is_error"], ended  # its own result, not "interrupted"
     assert [seq for seq, _, _ in seen] == list(range(1, len(seen) + 1))
@@ -159,6 +179,36 @@ async def test_postgresql_down_new_runs_are_503_a_running_run_goes_on_and_is_wri
         assert (await status(first, run_id))["status"] == "finished"
     assert [seq for seq, _, _ in seen] == list(range(1, len(seen) + 1))
     assert kinds(seen)[-1] == "session_end"
+
+
+def moved_once(
+    cluster: Cluster,
+    notices: list[tuple[int, dict[str, Any]]],
+    *,
+    away_from: subprocess.Popen[str],
+) -> None:
+    """The follower heard once that the run moved, right after the event the notice names, to
+    a worker other than ``away_from``."""
+    [(before, notice)] = notices
+    assert notice["kind"] == "moved" and notice["after"] == before > 0, notices
+    others = [n for n, p in zip(cluster.names, cluster.workers, strict=True) if p is not away_from]
+    assert notice["worker"] in others, (notice, cluster.names)
+
+
+async def no_repeat_after_the_notice(
+    http: httpx2.AsyncClient,
+    run_id: str,
+    seen: list[tuple[int, str, str]],
+    notices: list[tuple[int, dict[str, Any]]],
+) -> None:
+    """Read again once the run has ended (its events from the database): from the start, or
+    from the event the notice follows, the notice comes in its place, once; from the event
+    after it (a client that saw it), the rest and no notice."""
+    [(before, _)] = notices
+    for last, told in ((0, notices), (before, notices), (before + 1, [])):
+        again: list[tuple[int, dict[str, Any]]] = []
+        resumed = await follow_from(http, run_id, last, again)
+        assert resumed == [event for event in seen if event[0] > last] and again == told
 
 
 def told(cluster: Cluster, prompt: str) -> bool:

@@ -11,7 +11,11 @@ are in the database by then).
 ``follow`` reads what the database has after the client's number, then the stream from the
 last one read, blocking for more, until an ``end`` marker with nothing after it, or the
 database says the run has ended and the stream has nothing newer (and ends with ``end``, or
-is gone).
+is gone). Each ``moved`` marker is sent on as a ``Moved`` notice after the event it follows:
+from the stream, or, for the events read from the database, from the run's state hash, where
+it is noted too (``m:<after>:<worker>``, kept as long as the stream). A follower that comes
+back from the very number a notice follows hears it again (clients tell them by ``after``
+and ``worker``); one that comes back from a later number does not.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from taor.server.feed import Ended, Replay
+from taor.server.seams import Moved
 from taor.server.spread.streams import events_key, state_key
 from taor.server.store.runs import StoredEvent
 
@@ -66,7 +71,6 @@ class StreamFeeds:
         self._put((run_id, "open", None))
 
     def publish(self, run_id: str, event: StoredEvent) -> None:
-        self._last[run_id] = event.seq
         self._put((run_id, "event", event))
 
     def end(self, run_id: str) -> None:
@@ -122,6 +126,7 @@ class StreamFeeds:
         for run_id, what, data in items:
             key = events_key(run_id)
             if what == "event":
+                self._last[run_id] = data.seq  # (in order: a marker after it follows it)
                 fields = {"s": data.seq, "k": data.kind, "d": data.data}
                 self._note_pending(pipe, run_id, data)  # first: known when the event is seen
                 pipe.xadd(key, fields, id=f"{data.seq}-0")
@@ -131,6 +136,8 @@ class StreamFeeds:
                 base = self._last[run_id] = await self._base(run_id)
             marker = {"m": what, **({"w": data} if data else {})}
             pipe.xadd(key, marker, id=f"{base}-*")
+            if what == "moved":  # also where a follower reading the database finds it
+                pipe.hset(state_key(run_id), f"m:{base}:{data}", data)
             if what == "end":
                 pipe.expire(key, self._retention)
                 pipe.expire(state_key(run_id), self._retention)
@@ -168,22 +175,20 @@ class StreamFeeds:
         newest = await self.client.xrevrange(key, count=1)
         return not newest or newest[0][1].get("m") == "end"
 
-    async def follow(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent]:
+    async def follow(self, run_id: str, after: int = 0) -> AsyncIterator[StoredEvent | Moved]:
+        moves = await self._moves(run_id, after)  # (for the events read from the database)
         last = after
-        while page := await self._replay(run_id, last):  # what the database has
-            for event in page:
-                last = event.seq
-                yield event
+        async for item in self._kept(run_id, after, moves):
+            last = item.seq if isinstance(item, StoredEvent) else last
+            yield item
         key, cursor, block = events_key(run_id), f"{last}-0", None
         while True:
             reply = await self.client.xread({key: cursor}, count=500, block=block)
             entries = reply[0][1] if reply else []
             if not entries:
                 if await self._ended(run_id) and await self._closed(key):
-                    while page := await self._replay(run_id, last):  # the stream was let go
-                        for event in page:
-                            last = event.seq
-                            yield event
+                    async for item in self._kept(run_id, last, moves):  # the stream was let go
+                        yield item
                     return
                 block = int(self._recheck * 1000)
                 continue
@@ -192,12 +197,49 @@ class StreamFeeds:
                 cursor = entry_id
                 if "m" in fields:
                     stop = fields["m"] == "end"
+                    if fields["m"] == "moved":
+                        move = Moved(worker=fields.get("w", ""), after=int(entry_id.split("-")[0]))
+                        if move in moves:
+                            moves.remove(move)  # (told here: not again from the database)
+                        yield move
                     continue
                 stop = False
                 seq = int(fields["s"])
                 if seq > last:
                     last = seq
+                    _passed(moves, seq)  # (on the stream before it, so told)
                     yield StoredEvent(seq=seq, kind=fields["k"], data=fields["d"])
             if stop:
                 return
             block = int(self._recheck * 1000)
+
+    async def _kept(
+        self, run_id: str, after: int, moves: list[Moved]
+    ) -> AsyncIterator[StoredEvent | Moved]:
+        """What the database has after ``after``; each of ``moves`` before the first event
+        after it."""
+        last = after
+        while page := await self._replay(run_id, last):
+            for event in page:
+                for move in _passed(moves, event.seq):
+                    yield move
+                last = event.seq
+                yield event
+
+    async def _moves(self, run_id: str, after: int) -> list[Moved]:
+        """The run's moves from the event numbered ``after`` on, in order."""
+        kept = await self.client.hgetall(state_key(run_id))
+        found = [
+            Moved(worker=worker, after=int(name.split(":")[1]))
+            for name, worker in kept.items()
+            if name.startswith("m:")
+        ]
+        return sorted((move for move in found if move.after >= after), key=lambda m: m.after)
+
+
+def _passed(moves: list[Moved], seq: int) -> list[Moved]:
+    """Take from ``moves`` (in order) those that came before the event numbered ``seq``."""
+    count = next((n for n, move in enumerate(moves) if move.after >= seq), len(moves))
+    taken = moves[:count]
+    del moves[:count]
+    return taken

@@ -6,7 +6,8 @@
   twice is refused, and a client reads from its ``Last-Event-ID``), with marker entries
   (``m``: ``open``, ``end``, ``moved``) numbered after the event they follow;
 - ``taor:run:<id>:commands``: commands for the run, read by the worker that holds it from the
-  position it keeps in ``taor:run:<id>`` (with the run's open permission requests);
+  position it keeps in ``taor:run:<id>`` (with the run's open permission requests and the
+  workers it moved to);
 - ``taor:worker:<name>``: a worker's heartbeat (its runs), expiring after the timeout.
 
 The client retries a command that met a dropped connection or a restarting server, with

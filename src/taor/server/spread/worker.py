@@ -17,7 +17,8 @@ and never run again, and the events go on after the last one written.
 Commands reach the run through its command stream, read from the position the run keeps in
 Redis (a command sent while no worker held the run is read by the next). ``stop`` (SIGTERM)
 takes no more runs, lets each run's running tool call finish, closes its sessions (their
-transcripts stay valid) and hands their runs back as new entries, for another worker to
+transcripts stay valid) and hands their runs back as new entries (naming it: the worker that
+continues one says on the stream that the run moved, as after a death), for another worker to
 continue.
 """
 
@@ -108,7 +109,8 @@ class Worker:
     # --- taking runs ---
 
     async def _next(self) -> tuple[str, str, bool] | None:
-        """(entry, run, whether it is taken over) of the next run; None once stopping."""
+        """(entry, run, whether it is taken over: from a dead worker, or handed back by a
+        stopping one) of the next run; None once stopping."""
         idle = int(self._timeout * 1000)
         while not self._stopping.is_set():
             _, claimed, *_ = await self.client.xautoclaim(
@@ -122,7 +124,7 @@ class Worker:
             )
             if reply and reply[0][1]:
                 entry_id, fields = reply[0][1][0]
-                return entry_id, fields.get("run", ""), False
+                return entry_id, fields.get("run", ""), "from" in fields  # (handed back)
         return None
 
     async def _carry(self, entry_id: str, run_id: str, moved: bool) -> None:
@@ -192,7 +194,7 @@ class Worker:
             run_id, status="queued", finished_at=None, stop_reason=None, options=options
         )
         self.feeds.open(run_id)
-        await self.client.xadd(RUNS, {"run": run_id})
+        await self.client.xadd(RUNS, {"run": run_id, "from": self.name})
         return True
 
     async def _hand_back(self) -> None:

@@ -37,7 +37,10 @@ function followEvents() {
     lastId: () => timeline.lastSeq,
     onEvent: (sse) => {
       const following = LIVE.has(run?.status) && atBottom();
-      if (timeline.add(Number(sse.id), JSON.parse(sse.data)) && following) {
+      const data = JSON.parse(sse.data);
+      // ``moved`` has no number of its own (its id is the last event's): a notice, not an event
+      const added = sse.event === "moved" ? timeline.moved(data) : timeline.add(Number(sse.id), data);
+      if (added && following) {
         requestAnimationFrame(() => window.scrollTo(0, document.documentElement.scrollHeight));
       }
     },

@@ -20,6 +20,7 @@ export class Timeline {
     this.diffs = new Map(); // agent id/call id -> the diff its permission request showed
     this.cards = new Map(); // request id -> its permission card
     this.steers = [];
+    this.moves = new Set(); // the moves shown (after/worker)
   }
 
   // Take one event (``seq``: its number, the SSE id); false when it was already shown.
@@ -32,6 +33,16 @@ export class Timeline {
     if (this.build && !event.agent_id && event.kind === "user_input") handler = HANDLERS.build_input;
     if (handler) handler.call(this, event, seq);
     this.hooks.changed?.(event);
+    return true;
+  }
+
+  // The run was taken over by another worker after its event numbered ``notice.after``: one
+  // quiet line there. A stream resumed right at the notice sends it again: shown once.
+  moved(notice) {
+    const key = `${notice.after}/${notice.worker}`;
+    if (this.moves.has(key)) return false;
+    this.moves.add(key);
+    this.note(notice, notice.after, `Moved to worker ${notice.worker}`, "muted moved");
     return true;
   }
 
