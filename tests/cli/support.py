@@ -43,7 +43,11 @@ def local(server: FakeProviderServer) -> list[str]:
 
 
 def taor(
-    *args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None
+    *args: str,
+    cwd: Path,
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 120,
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [TAOR, *args],
@@ -51,7 +55,7 @@ def taor(
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
         env={**environ(cwd), **(env or {})},
     )
 

@@ -171,7 +171,7 @@ def test_installing_prepares_the_prompt_cache_for_the_first_run(tmp_path: Path) 
     cwd = tmp_path / "work"
     cwd.mkdir()
     env = {**MODELS, "TAOR_LOCAL_PREFIX_DIR": str(tmp_path / "prefix")}
-    done = taor("models", "install", cwd=cwd, env=env)
+    done = taor("models", "install", cwd=cwd, env=env, timeout=600)  # a model call, on loaded cores
     assert done.returncode == 0, done.stderr
     (saved,) = (tmp_path / "prefix").glob("prefix-*.bin")
     assert "prepared the prompt cache" in done.stderr and saved.stat().st_size > 1_000_000
@@ -234,6 +234,7 @@ def test_taor_writes_a_file_and_reads_it_back_with_the_local_model(tmp_path: Pat
         "stream-json",
         cwd=tmp_path,
         env={**MODELS, "TAOR_E2E_MARK": mark},
+        timeout=600,  # four calls of a 1.5B model on two cores shared with other work
     )
     assert done.returncode in (0, 3), done.stderr  # done, or stopped by --max-turns
     events = [json.loads(line) for line in done.stdout.splitlines()]
