@@ -4,6 +4,7 @@ database; one that comes back from a later event does not hear it again."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -70,3 +71,32 @@ async def test_the_move_is_told_once_in_its_place_from_the_stream_or_the_databas
     assert from_the_stream == from_the_database == [1, 2, 3, moved, 4, 5]
     assert back_at_the_move == [moved, 4, 5]  # (it may not have been heard: told again)
     assert back_after_it == [5]
+
+
+async def test_more_followers_than_a_default_pool_holds_all_hear_every_event(
+    redis: RedisServer, kept: tuple[str, EventLog]
+) -> None:
+    """Each follower waits in a blocking read of its own: 150 at once on one API process
+    (redis-py's pool holds 100 connections unless told otherwise)."""
+    run_id, log = kept
+    feeds = StreamFeeds(await connect(redis.url), log.since, log.last, ended=ended)
+    followers = 150
+
+    async def follow() -> list[int]:
+        return [item.seq async for item in feeds.follow(run_id) if isinstance(item, StoredEvent)]
+
+    try:
+        feeds.publish(run_id, event(1))
+        await feeds.drain()
+        tasks = [asyncio.create_task(follow()) for _ in range(followers)]
+        async with asyncio.timeout(60):
+            # Redis lists each follower's connection once it is blocked in its read
+            while len(await feeds.client.client_list(_type="normal")) < followers:  # noqa: ASYNC110
+                await asyncio.sleep(0.05)
+        for n in (2, 3):
+            feeds.publish(run_id, event(n))
+        feeds.end(run_id)
+        heard = await asyncio.wait_for(asyncio.gather(*tasks), 60)
+    finally:
+        await feeds.aclose()
+    assert heard == [[1, 2, 3]] * followers

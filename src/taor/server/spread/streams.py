@@ -49,6 +49,9 @@ def redacted(url: str) -> str:
     return f"{scheme}://***@{host}" if sep and at and credentials else url
 
 
+MAX_CONNECTIONS = 10_000  # Redis's own default limit of clients
+
+
 async def connect(url: str, *, wait: float = 10.0) -> Redis:
     """A client of the Redis server at ``url``, which answered within ``wait`` seconds."""
     from redis import exceptions
@@ -63,6 +66,9 @@ async def connect(url: str, *, wait: float = 10.0) -> Redis:
             retry=Retry(ExponentialBackoff(cap=2.0, base=0.05), -1),  # for as long as it takes
             retry_on_error=[exceptions.ConnectionError, exceptions.TimeoutError],
             health_check_interval=5,
+            # each SSE follower waits in a blocking read on a connection of its own: the pool's
+            # default (100) would refuse the 101st follower of an API process
+            max_connections=MAX_CONNECTIONS,
         )
     except ValueError as error:
         raise ConfigurationError(f"not a Redis URL: {redacted(url)} ({error})") from None
