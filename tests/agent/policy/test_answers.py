@@ -106,9 +106,28 @@ async def test_an_answer_that_says_it_works_when_the_last_run_failed_gets_the_ou
     )
     events = await run(tmp_path, model, "Do the tests pass?")
     [note] = checks(events)
-    assert "the last command failed (`python3 test_it.py`)" in note
+    assert "says it works, but the last command you ran failed (`python3 test_it.py`)" in note
     assert "AssertionError: one is not two" in note
     assert end(events).text == "The test fails: one is not two."
+
+
+async def test_an_answer_that_explains_the_fix_instead_of_making_it_is_sent_back(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    check = "python3 -c 'import calc; assert calc.add(1, 2) == 3, calc.add(1, 2)'"
+    model = small_model(
+        shell(check),
+        text("To fix this, replace a - b with a + b in calc.py."),
+        write("calc.py", "def add(a, b):\n    return a + b\n"),
+        shell(check),
+        text("Fixed: add adds."),
+    )
+    events = await run(tmp_path, model, "Make calc.add add.")
+    [note] = checks(events)
+    assert note.startswith("Check before you answer: the last command you ran failed")
+    assert "AssertionError: -1" in note and "do it now with the tools" in note
+    assert end(events).text == "Fixed: add adds."
 
 
 async def test_each_check_is_said_once_per_input(tmp_path: Path) -> None:

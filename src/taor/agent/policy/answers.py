@@ -1,8 +1,8 @@
 """Checks of a final answer against what the cycle did, before the cycle ends on it.
 
 A small model says it is done when it is not: it answers a question about the files without
-looking at them, says a fix works when the last run of it failed, or writes a script and never
-runs it. What it did is in the transcript, so some claims can be checked without judging the
+looking at them, says a fix works when the last run of it failed (or explains what to do
+instead of doing it), or writes a script and never runs it. What it did is in the transcript, so some claims can be checked without judging the
 text: each check below looks at the input's tool calls (their declared effects, through the
 registry: no tool's name is known here) and results, and when a claim is left unchecked gives
 the note to send back, once per input and check. Whether the answer is then right is still the
@@ -82,7 +82,7 @@ def steps_of(turns: Sequence[Turn], tools: ToolRegistry) -> list[Step]:
 def unchecked(steps: Sequence[Step], answer: str, *, done: Collection[str] = ()) -> Note | None:
     """The first claim of ``answer`` that ``steps`` leave unchecked, by a check not in
     ``done`` (those already said for this input); None when there is none."""
-    for check in (_looked, _ran_after_change, _works_when_it_failed):
+    for check in (_looked, _ran_after_change, _ended_on_a_failure):
         if check.__name__ not in done and (text := check(steps, answer)) is not None:
             return Note(check=check.__name__, text=text)
     return None
@@ -119,17 +119,24 @@ def _ran_after_change(steps: Sequence[Step], answer: str) -> str | None:
     )
 
 
-def _works_when_it_failed(steps: Sequence[Step], answer: str) -> str | None:
-    """An answer that says it works when the last command failed."""
-    runs = [s for s in steps if s.command]
-    if not runs or not runs[-1].failed or not _SAYS_IT_WORKS.search(answer):
+def _ended_on_a_failure(steps: Sequence[Step], answer: str) -> str | None:
+    """An answer given while the last command failed and nothing changed since: the work is
+    left failing (or, when the answer says it works, the claim is wrong)."""
+    ran = [i for i, s in enumerate(steps) if s.command]
+    if not ran or not steps[ran[-1]].failed:
         return None
-    output = runs[-1].output.strip()
+    if any(step.writes and not step.failed for step in steps[ran[-1] + 1 :]):
+        return None  # changed since: _ran_after_change says to run it again
+    last = steps[ran[-1]]
+    output = last.output.strip()
     if len(output) > _SHOWN:
         output = "…" + output[-_SHOWN:]
+    claim = "your answer says it works, but " if _SAYS_IT_WORKS.search(answer) else ""
     return (
-        f"Check before you answer: your answer says it works, but the last command failed "
-        f"(`{runs[-1].command[:200]}`):\n{output}\nFix the cause, run it again, then answer."
+        f"Check before you answer: {claim}the last command you ran failed "
+        f"(`{last.command[:200]}`), and nothing has changed since:\n{output}\nIf the task is "
+        "to make it work, do it now with the tools (fix the cause, run it again). If you "
+        "cannot, or the task only asked whether it works, say so in your answer."
     )
 
 
