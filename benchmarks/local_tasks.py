@@ -46,7 +46,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _bare_loop import bare_loop
-from _local_tasks import SETS, TASKS, Task
+from _local_tasks import SETS, TASKS, Task, lay_out
 
 MAX_CALLS, MAX_WALL, THREADS = 15, 300.0, 2
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
@@ -56,8 +56,7 @@ SESSIONS = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local/share")) /
 
 def _scratch(task: Task) -> Path:
     directory = Path(tempfile.mkdtemp(prefix=f"lt-{task.name}-"))
-    for name, text in task.files.items():
-        (directory / name).write_text(text)
+    lay_out(task, directory)
     subprocess.run(["git", "init", "-q"], cwd=directory, check=True)
     return directory
 

@@ -10,7 +10,7 @@ and said so.
 from __future__ import annotations
 
 from . import added_code, added_files, original
-from .base import KINDS, Task
+from .base import KINDS, Task, lay_out
 
 TASKS: tuple[Task, ...] = original.TASKS + added_code.TASKS + added_files.TASKS
 
@@ -27,4 +27,4 @@ SETS = {
     "held-out": tuple(task for task in TASKS if task.name in HELD_OUT),
 }
 
-__all__ = ["HELD_OUT", "KINDS", "SETS", "TASKS", "Task"]
+__all__ = ["HELD_OUT", "KINDS", "SETS", "TASKS", "Task", "lay_out"]

@@ -29,6 +29,14 @@ class Task:
     files: dict[str, str] = field(default_factory=dict)
 
 
+def lay_out(task: Task, directory: Path) -> Path:
+    """The files ``task`` starts from, written into ``directory`` (their folders made)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, text in task.files.items():
+        write(directory, name, text)
+    return directory
+
+
 def run(directory: Path, *command: str) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run(

@@ -10,16 +10,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from _local_tasks import HELD_OUT, KINDS, SETS, TASKS, Task
+from _local_tasks import HELD_OUT, KINDS, SETS, TASKS, Task, lay_out
 
-
-def start(task: Task, directory: Path) -> Path:
-    directory.mkdir()
-    for name, text in task.files.items():
-        path = directory / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return directory
+start = lay_out  # as the benchmark lays a task out
 
 
 @pytest.mark.parametrize("task", TASKS, ids=lambda task: task.name)
