@@ -9,7 +9,9 @@ import pytest
 
 from taor.agent.config import PermissionConfig, SessionConfig
 from taor.agent.events import LoopDetection, SteeringInjected, ToolCallEnd
+from taor.agent.profiles import Profile
 from taor.agent.profiles.compat import compat_profile
+from taor.agent.profiles.small import small_profile
 from taor.agent.session import Session
 from taor.build import BuildInputs, BuildRun, ReportGuard, build_config, build_hooks
 from taor.build.events import BuildReportReady, BuildStreamEvent, Phase, SectionSummary
@@ -22,7 +24,7 @@ INPUTS = BuildInputs(brief=BRIEF, qna=QNA, plan=PLAN)
 
 
 async def build(
-    workspace: Path, replies: list[Reply], *, cap: int = 150
+    workspace: Path, replies: list[Reply], *, cap: int = 150, profile: Profile | None = None
 ) -> tuple[list[BuildStreamEvent], BuildRun, ScriptedModel]:
     model = ScriptedModel(replies)
     base = SessionConfig(permissions=PermissionConfig(mode="bypass"))
@@ -32,7 +34,7 @@ async def build(
         environment=LocalEnvironment(str(workspace)),
         config=build_config(base, INPUTS, max_tool_calls=cap),
         hooks=build_hooks(guard),
-        profile=compat_profile(),  # the built prompt carries the build's instructions
+        profile=profile or compat_profile(),  # its prompt carries the build's instructions
     )
     title = "Build report: Tally"
     run = BuildRun(session, workspace=workspace, guard=guard, title=title, inputs=INPUTS)
@@ -69,6 +71,18 @@ async def test_a_build_narrates_its_phases_and_milestones_and_ends_with_its_repo
     assert BRIEF.strip() in system and QNA.strip() in system and PLAN.strip() in system
     assert '"we" and "us"' in system and "Summary:" in system
     assert "The plan is done" in model.requests[-1].messages[-1].text
+
+
+async def test_a_small_models_build_gets_no_answer_checks(tmp_path: Path) -> None:
+    """Its replies without tools are narration, and its report is asked for with no tool to
+    call: the small profile's answer checks would send it back to the tools."""
+    events, run, model = await build(
+        tmp_path, [SCAFFOLD, TESTS, DONE, REPORT], profile=small_profile()
+    )
+    steering = [e for e in events if isinstance(e, SteeringInjected)]
+    assert all(e.source != "check" for e in steering)
+    assert run.report is not None and run.report.complete
+    assert model.remaining == 0 and len(model.requests) == 4
 
 
 async def test_no_tool_runs_while_the_report_is_written(tmp_path: Path) -> None:

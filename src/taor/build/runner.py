@@ -100,7 +100,9 @@ def build_config(
 ) -> SessionConfig:
     """``base`` made a build's: the build's instructions first (the user's own after them),
     the tool-call cap, the repetition rule, and the plan kept through any compaction
-    (``compact``: the persona in a few lines, for a small model). The
+    (``compact``: the persona in a few lines, for a small model); no answer checks: a
+    build's replies without tools are narration between steps, which its own stop hook
+    drives, and its report is asked for with no tool to call. The
     instructions reach the model in the prompt its profile builds (or after a system prompt
     the config sets: a session with neither has no prompt to carry them)."""
     instructions = system_prompt(inputs, compact=compact)
@@ -116,6 +118,7 @@ def build_config(
         ),
         loop_detection=LoopDetectionConfig(window=10, cooldown=10, repeats=REPEATS),
         compaction=dataclasses.replace(base.compaction, plan=inputs.plan),
+        check_answers=False,
     )
 
 
