@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from taor.agent.config import Limits
 from taor.agent.events import LoopDetection, ProcessingEnd, SteeringInjected
 from taor.agent.session import Session
 from taor.env.local import LocalEnvironment
@@ -138,6 +139,14 @@ async def test_each_check_is_said_once_per_input(tmp_path: Path) -> None:
     )
     events = await run(tmp_path, model, "Write a.py.")
     assert len(checks(events)) == 1 and end(events).text == "Done, I said."
+
+
+async def test_an_answer_on_the_last_call_a_limit_allows_is_not_checked(tmp_path: Path) -> None:
+    """Sent back then, it would end on the limit, its answer lost to the limit's summary."""
+    model = small_model(write("a.py", "print(1)\n"), text("Done."))
+    events = await run(tmp_path, model, "Write a.py.", limits=Limits(max_model_calls=2))
+    assert checks(events) == []
+    assert (end(events).stop_reason, end(events).text) == ("completed", "Done.")
 
 
 async def test_off_by_config_and_for_profiles_that_do_not_ask(tmp_path: Path) -> None:

@@ -160,7 +160,9 @@ async def _think_act_observe(rt: Runtime, at: _Progress) -> AsyncIterator[Event]
             yield event
         at.text, calls = at.streamed.response.text, at.streamed.response.tool_calls
         if not calls:
-            more = await answer_check(rt, at.text) or await stop_hook(rt.hooks, rt, at.text)
+            # (no check once a limit is reached: the answer would become a limit's summary)
+            checked = None if rt.limit_reached() else await answer_check(rt, at.text)
+            more = checked or await stop_hook(rt.hooks, rt, at.text)
             if more is not None:
                 yield more
             if not isinstance(more, SteeringInjected):  # nothing, or the hook failed
