@@ -126,6 +126,7 @@ def _bind(host: str, port: int) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
+        sock.listen(128)  # before the address is printed: a client that reads it may connect
     except OSError:
         sock.close()
         raise
