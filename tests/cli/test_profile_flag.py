@@ -10,24 +10,10 @@ import pytest
 from taor.agent.profiles import SUBAGENT_TOOLS
 from taor.testing import FakeProviderServer, text
 
+from ..agent.test_profiles import EXPECTED_TOOLS
 from .support import home, taor
 
-TOOLS = {
-    "anthropic": ["read_file", "write_file", "edit_file", "shell", "grep", "glob"],
-    "openai": ["read_file", "apply_patch", "write_file", "shell", "grep", "glob"],
-    "gemini": [
-        "read_file",
-        "read_many_files",
-        "write_file",
-        "edit_file",
-        "shell",
-        "grep",
-        "glob",
-        "list_dir",
-    ],
-    "openai-compat": ["read_file", "write_file", "edit_file", "shell", "grep"],
-    "small": ["read_file", "edit_file", "write_file", "shell"],
-}
+TOOLS = EXPECTED_TOOLS  # each profile's own tools, as the profile tests list them
 
 
 def offered(server: FakeProviderServer) -> list[str]:
