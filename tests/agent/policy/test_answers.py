@@ -131,6 +131,34 @@ async def test_an_answer_that_explains_the_fix_instead_of_making_it_is_sent_back
     assert end(events).text == "Fixed: add adds."
 
 
+async def test_a_command_that_failed_and_was_not_run_again_is_run_again(tmp_path: Path) -> None:
+    (tmp_path / "test_a.py").write_text("")
+    model = small_model(
+        shell("mv test_*.py tests/"),
+        shell("mkdir tests"),
+        text("The tests folder is made."),
+        shell("mv test_*.py tests/"),
+        text("test_a.py is in tests."),
+    )
+    events = await run(tmp_path, model, "Move the test files into a folder named tests.")
+    [note] = checks(events)
+    assert "`mv test_*.py tests/` failed, and you have not run it again since" in note
+    assert "tests/" in note and "run it again now" in note
+    assert (tmp_path / "tests" / "test_a.py").exists()
+    assert end(events).text == "test_a.py is in tests."
+
+
+async def test_a_failed_command_run_again_since_is_not_checked(tmp_path: Path) -> None:
+    model = small_model(
+        shell("python3 go.py"),
+        write("go.py", "print('go')\n"),
+        shell("python3 go.py"),
+        text("go.py prints go."),
+    )
+    events = await run(tmp_path, model, "Write go.py that prints go, and run it.")
+    assert checks(events) == [] and end(events).text == "go.py prints go."
+
+
 async def test_each_check_is_said_once_per_input(tmp_path: Path) -> None:
     model = small_model(
         write("a.py", "print(1)\n"),

@@ -57,6 +57,29 @@ async def test_a_plain_edit_result_has_no_line_numbers(gws: Workspace) -> None:
     )
 
 
+async def test_a_plain_rename_in_one_file_says_where_the_old_name_still_appears(
+    ws: Workspace,
+) -> None:
+    ws.put("config.py", "MAX_SIZE = 10\n")
+    ws.put("app/main.py", "from config import MAX_SIZE\n\nprint(MAX_SIZE + 1)\n")
+    tool = EditFileTool(plain=True)
+    renamed = await ws.run(tool, path="config.py", old_string="MAX_SIZE", new_string="MAX_ITEMS")
+    assert renamed.text.endswith(
+        "\nMAX_SIZE still appears in app/main.py line 1, app/main.py line 3."
+    )
+    done = await ws.run(
+        tool, path="app/main.py", old_string="MAX_SIZE", new_string="MAX_ITEMS", replace_all=True
+    )
+    assert "still appears" not in done.text
+    # Not a rename (more than names changed), or not a plain result: nothing is searched.
+    ws.put("b.py", "total = 0\nx = total\n")
+    changed = await ws.run(tool, path="b.py", old_string="total = 0", new_string="count = 1")
+    assert "still appears" not in changed.text
+    ws.put("c.py", "MAX_SIZE = 1\n")
+    full = await edit(ws, "c.py", "MAX_SIZE = 1", "LIMIT = 1")
+    assert "still appears" not in full.text
+
+
 async def test_edit_says_when_a_fuzzy_pass_matched(gws: Workspace) -> None:
     output = await edit(gws, "greet.py", "message = \u2018hello \u2019 + name", "message = name")
     assert not output.is_error

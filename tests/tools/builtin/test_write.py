@@ -56,6 +56,15 @@ async def test_write_creates_parents_then_overwrites_and_reads_back(ws: Workspac
     assert empty.text == "Created empty.txt (0 lines)."
 
 
+async def test_writing_what_a_file_already_holds_says_nothing_changed(ws: Workspace) -> None:
+    await write(ws, path="calc.py", content="x = 1\ny = 2\n")
+    same = await write(ws, path="calc.py", content="x = 1\ny = 2\n")
+    assert same.text == "calc.py already holds exactly this content (2 lines): nothing changed."
+    assert not same.is_error and same.metadata["unchanged"] is True
+    other = await write(ws, path="calc.py", content="x = 1\ny = 3\n")  # same size, not the same
+    assert other.text == "Overwrote calc.py (2 lines)." and ws.get("calc.py") == b"x = 1\ny = 3\n"
+
+
 async def test_write_errors(ws: Workspace) -> None:
     ws.mkdir("dir")
     ws.put("file.txt", "x")

@@ -82,7 +82,7 @@ def steps_of(turns: Sequence[Turn], tools: ToolRegistry) -> list[Step]:
 def unchecked(steps: Sequence[Step], answer: str, *, done: Collection[str] = ()) -> Note | None:
     """The first claim of ``answer`` that ``steps`` leave unchecked, by a check not in
     ``done`` (those already said for this input); None when there is none."""
-    for check in (_looked, _ran_after_change, _ended_on_a_failure):
+    for check in (_looked, _ran_after_change, _ended_on_a_failure, _left_failing):
         if check.__name__ not in done and (text := check(steps, answer)) is not None:
             return Note(check=check.__name__, text=text)
     return None
@@ -128,9 +128,7 @@ def _ended_on_a_failure(steps: Sequence[Step], answer: str) -> str | None:
     if any(step.writes and not step.failed for step in steps[ran[-1] + 1 :]):
         return None  # changed since: _ran_after_change says to run it again
     last = steps[ran[-1]]
-    output = last.output.strip()
-    if len(output) > _SHOWN:
-        output = "…" + output[-_SHOWN:]
+    output = _tail(last.output)
     claim = "your answer says it works, but " if _SAYS_IT_WORKS.search(answer) else ""
     return (
         f"Check before you answer: {claim}the last command you ran failed "
@@ -138,6 +136,30 @@ def _ended_on_a_failure(steps: Sequence[Step], answer: str) -> str | None:
         "to make it work, do it now with the tools (fix the cause, run it again). If you "
         "cannot, or the task only asked whether it works, say so in your answer."
     )
+
+
+def _left_failing(steps: Sequence[Step], answer: str) -> str | None:
+    """A command that failed and was not run again since (something else was done instead):
+    whether what it was for now works is unknown. The command that fails because a file is
+    missing, then a file made some other way, then an answer, is the usual case."""
+    for i in range(len(steps) - 1, -1, -1):
+        step = steps[i]
+        if step.command and step.failed:
+            since = steps[i + 1 :]
+            if not since or any(later.command == step.command for later in since):
+                return None  # the last call (_ended_on_a_failure's), or run again since
+            output = _tail(step.output)
+            return (
+                f"Check before you answer: `{step.command[:200]}` failed, and you have not run "
+                f"it again since:\n{output}\nIf the task needs it to work, run it again now "
+                "and read what it says; fix what still fails. If it does not, answer."
+            )
+    return None
+
+
+def _tail(output: str) -> str:
+    output = output.strip()
+    return "…" + output[-_SHOWN:] if len(output) > _SHOWN else output
 
 
 def _unique(paths: Iterable[str]) -> list[str]:

@@ -10,11 +10,12 @@ the error names the files already changed and those left as they were.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from taor.env.base import Environment
+from taor.env.base import EnvError, Environment
 from taor.tools.base import ToolContext, ToolError, ToolOutput
 from taor.tools.builtin._common import environment_of, guarded, missing_file_message, model_output
 from taor.tools.edit import EditError, apply_edit
@@ -34,6 +35,8 @@ if TYPE_CHECKING:  # the patch machinery is imported by the first apply_patch ca
     from taor.tools.patch import FileChange, PatchResult, Section
 
 EDIT_LIMITS = Limits(chars=10_000, mode="tail")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")  # an identifier of three characters or more
+_STILL_SHOWN = 8  # places a renamed name is still found, listed in the result
 
 
 async def read_utf8(env: Environment, path: str) -> str | None:
@@ -114,7 +117,34 @@ class EditFileTool:
         await env.write(path, result.text)
         meta = {"path": path, "replacements": result.replacements, "fuzzy": result.fuzzy}
         summary = result.plain if self.plain else result.summary
+        if self.plain:
+            summary += await _still_named(env, _renamed(old, new))
         return model_output(EDIT_LIMITS, f"Edited {path}. {summary}", meta)
+
+
+def _renamed(old: str, new: str) -> list[str]:
+    """The names an edit replaced with others, when it reads as a rename: all but names is
+    the same on both sides, and at most two names of old_string are gone from new_string."""
+    if _NAME.sub("", old) != _NAME.sub("", new):
+        return []
+    gone = set(_NAME.findall(old)) - set(_NAME.findall(new))
+    return sorted(gone) if len(gone) <= 2 else []
+
+
+async def _still_named(env: Environment, names: Sequence[str]) -> str:
+    """Where the workspace still has ``names`` (a rename done in one place of several), as
+    lines to add to the result; empty when nowhere."""
+    lines = []
+    for name in names:
+        try:
+            found = await env.grep(rf"\b{re.escape(name)}\b", ".", max_matches=_STILL_SHOWN + 1)
+        except (OSError, EnvError):
+            continue
+        if found:
+            places = ", ".join(f"{m.path} line {m.line_number}" for m in found[:_STILL_SHOWN])
+            more = " and more" if len(found) > _STILL_SHOWN else ""
+            lines.append(f"\n{name} still appears in {places}{more}.")
+    return "".join(lines)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from taor.env.base import EnvError, Environment
 from taor.tools.base import ToolContext, ToolOutput
 from taor.tools.builtin._common import environment_of, guarded, model_output
 from taor.tools.builtin.list_dir import DEFAULT_DEPTH, MAX_DEPTH, MAX_ENTRIES, ListDirTool
@@ -145,9 +146,24 @@ class WriteFileTool:
             if refusal:
                 self._refused[path] = content
                 return ToolOutput.error(refusal)
-        await env.write(path, content)
         lines = count_lines(content)
-        verb = "Overwrote" if existed else "Created"
         plural = "" if lines == 1 else "s"
         meta = {"path": path, "created": not existed, "lines": lines}
+        if existed and await _holds(env, path, content):
+            # Said plainly: a model that rewrites a file with what it read believes it changed it.
+            unchanged = f"{path} already holds exactly this content ({lines} line{plural}): nothing changed."
+            return model_output(WRITE_LIMITS, unchanged, {**meta, "unchanged": True})
+        await env.write(path, content)
+        verb = "Overwrote" if existed else "Created"
         return model_output(WRITE_LIMITS, f"{verb} {path} ({lines} line{plural}).", meta)
+
+
+async def _holds(env: Environment, path: str, content: str) -> bool:
+    """Whether the file at ``path`` is already ``content``, byte for byte (a size check first,
+    so a large file that differs is not read)."""
+    try:
+        data = content.encode()
+        stat = await env.stat(path)
+        return stat.is_file and stat.size == len(data) and await env.read_bytes(path) == data
+    except (OSError, EnvError):
+        return False
