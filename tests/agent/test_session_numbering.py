@@ -162,3 +162,24 @@ def test_the_codec_round_trips_the_number_and_reads_events_without_one() -> None
     assert event_from_json(json.loads(json.dumps(encoded))) == request
     del encoded["seq"]
     assert event_from_json(encoded).seq == 0
+
+
+async def test_a_call_a_crash_cut_short_is_ended_for_followers_when_resumed(
+    tmp_path: Path,
+) -> None:
+    """A follower saw the call start before the crash; the resumed session ends it (with the
+    result the repair gave it), after its start and warnings, before anything else."""
+    path = tmp_path / "s.jsonl"
+    before = await recorded(path)
+    [started] = [e for e in before if e.kind == "tool_call_start"]
+    lines = path.read_text().splitlines(keepends=True)
+    cut = next(i for i, line in enumerate(lines) if json.loads(line)["kind"] == "tool_results")
+    crashed = tmp_path / "crashed.jsonl"
+    crashed.write_text("".join(lines[:cut]))  # died while the call ran
+    after = await resumed(crashed)
+    kinds = [e.kind for e in after]
+    assert kinds[:3] == ["session_start", "warning", "tool_call_end"]
+    ended = after[2]
+    assert ended.call_id == started.call_id and ended.name == "read_file"  # type: ignore[attr-defined]
+    assert ended.is_error and "interrupted" in ended.output.lower()  # type: ignore[attr-defined]
+    assert kinds.count("tool_call_end") == 1  # the recorded rounds are not ended again

@@ -2,8 +2,9 @@
 
 ``open_session`` initializes the environment, starts the tool sources in order (a source may
 spawn its server inside the environment), builds the system prompt (a profile's, unless the
-config sets one) and returns the opening events: ``session_start`` and a warning for each note
-a reopened transcript left (what was skipped or repaired). ``release`` gives back what the
+config sets one) and returns the opening events: ``session_start``, a warning for each note
+a reopened transcript left (what was skipped or repaired), and a ``tool_call_end`` for each
+call the repair gave a result (its start was told before the crash; this ends it). ``release`` gives back what the
 session holds, in an order that loses nothing: the children first (they use the environment),
 then the tool sources in reverse order (one that fails to close is logged and the others are
 closed all the same), the processes still running, the transcript store and checkpoint index,
@@ -18,17 +19,23 @@ from collections.abc import Sequence
 
 from taor.agent.config import SessionConfig
 from taor.agent.context.prompt.cache import SystemPrompt
-from taor.agent.events import Event, SessionStart, WarningEvent
+from taor.agent.events import Event, SessionStart, ToolCallEnd, WarningEvent
 from taor.agent.profiles import Profile
 from taor.agent.runtime import Runtime
 from taor.agent.setup import prompt_settings
 from taor.agent.subagents import SubagentManager
 from taor.env.base import Environment
 from taor.llm.model import Model
+from taor.llm.types import ToolResultPart
 
 
 async def open_session(
-    rt: Runtime, profile: Profile | None, *, resumed: bool, notes: Sequence[str]
+    rt: Runtime,
+    profile: Profile | None,
+    *,
+    resumed: bool,
+    notes: Sequence[str],
+    settled: Sequence[ToolResultPart] = (),
 ) -> tuple[Event, ...]:
     await rt.environment.initialize()
     await rt.tools.start_sources()
@@ -40,7 +47,12 @@ async def open_session(
         model=rt.model.model_id,
         resumed=resumed,
     )
-    return (start, *(WarningEvent(message=f"Transcript {n}", code="transcript") for n in notes))
+    warnings = (WarningEvent(message=f"Transcript {n}", code="transcript") for n in notes)
+    ended = (
+        ToolCallEnd(call_id=r.call_id, name=r.name, output=r.text, is_error=r.is_error)
+        for r in settled
+    )
+    return (start, *warnings, *ended)
 
 
 async def build_prompt(

@@ -62,7 +62,7 @@ from taor.env.base import Environment
 from taor.errors import AuthenticationError
 from taor.llm.catalog import Catalog
 from taor.llm.model import Model
-from taor.llm.types import ImagePart
+from taor.llm.types import ImagePart, ToolResultPart
 from taor.tools.base import Tool
 from taor.tools.registry import ToolRegistry
 
@@ -120,6 +120,7 @@ class Session(SessionControl, SessionReports):
         self._driver = Driver(self._rt, self._channel, start=self.start, release=self._release)
         self._started = False
         self._notes: tuple[str, ...] = ()
+        self._settled: tuple[ToolResultPart, ...] = ()
         self._opening: tuple[Event, ...] = ()  # session_start and its warnings, for late readers
         self.mcp = attach_mcp(registry, environment, mcp_servers, self._mcp_status)
         self._early: list[Event] = []  # MCP statuses of start-up, published after session_start
@@ -170,6 +171,7 @@ class Session(SessionControl, SessionReports):
         session._rt.store = reopened.store
         session._rt.numbering.follow(reopened.last_seq)
         session._notes = reopened.notes
+        session._settled = reopened.settled
         if reopened.parked is not None:  # closed while it waited for a permission answer
             session._driver.go_on(reopened.parked)
         return session
@@ -213,7 +215,11 @@ class Session(SessionControl, SessionReports):
             return
         self._started = True
         opening = await open_session(
-            self._rt, self.profile, resumed=self._resumed, notes=self._notes
+            self._rt,
+            self.profile,
+            resumed=self._resumed,
+            notes=self._notes,
+            settled=self._settled,
         )
         early, self._early = self._early, []
         self._opening = tuple(self._channel.publish(event) for event in (*opening, *early))

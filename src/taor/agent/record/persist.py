@@ -15,15 +15,16 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from taor._records import frozen
 from taor.agent.record.parking import ParkedRound, answered_round_results, parked_round
 from taor.agent.record.store import JsonlTranscriptStore, TranscriptHeader, TranscriptStore
 from taor.agent.record.transcript import problems, repair
-from taor.agent.record.turns import NoticeTurn, Turn
+from taor.agent.record.turns import NoticeTurn, ToolResultsTurn, Turn
 from taor.errors import TranscriptError
+from taor.llm.types import ToolResultPart
 
 
 @frozen
@@ -34,6 +35,9 @@ class Reopened:
     notes: tuple[str, ...]  # what was skipped or repaired, for a warning
     last_seq: int = 0  # the highest event number recorded
     parked: ParkedRound | None = None  # a round left waiting for a permission answer
+    # The results the repair gave calls that had none (``interrupted``, or recorded before a
+    # question), for the session to end those calls for whoever follows its events.
+    settled: tuple[ToolResultPart, ...] = ()
 
 
 def transcript_name(session_id: str) -> str:
@@ -70,6 +74,7 @@ def reopen(path: str | os.PathLike[str]) -> Reopened:
     notes = list(loaded.skipped)
     parked = parked_round(turns)
     found = problems(turns if parked is None else turns[: parked.index])
+    settled: tuple[ToolResultPart, ...] = ()
     if found:
         parked = None
         answered = answered_round_results(turns)  # what it recorded, not "interrupted" for all
@@ -80,6 +85,7 @@ def reopen(path: str | os.PathLike[str]) -> Reopened:
         else:
             store.append_sync(NoticeTurn(text="repaired on load: " + "; ".join(found)))
         notes.append("repaired: " + "; ".join(found))
+        settled = _results_added(turns, fixed)
         turns = fixed
     return Reopened(
         store=store,
@@ -88,6 +94,19 @@ def reopen(path: str | os.PathLike[str]) -> Reopened:
         notes=tuple(notes),
         last_seq=loaded.last_seq,
         parked=parked,
+        settled=settled,
+    )
+
+
+def _results_added(before: Sequence[Turn], after: Sequence[Turn]) -> tuple[ToolResultPart, ...]:
+    """The results ``after`` has for calls that had none in ``before``."""
+    had = {r.call_id for t in before if isinstance(t, ToolResultsTurn) for r in t.results}
+    return tuple(
+        result
+        for turn in after
+        if isinstance(turn, ToolResultsTurn)
+        for result in turn.results
+        if result.call_id not in had
     )
 
 
