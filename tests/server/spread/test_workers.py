@@ -72,6 +72,8 @@ async def test_a_worker_killed_mid_tool_call_the_run_moves_and_the_call_is_not_r
     told = [result for request in requests for result in request.tool_results]
     assert told and "interrupt" in told[-1].lower(), told  # the model was told
     assert len(data_of(seen, "tool_call_start")) == 1
+    (ended,) = data_of(seen, "tool_call_end")  # by the worker that took it over: a page's
+    assert ended["is_error"] and "interrupt" in ended["output"].lower()  # row stops running
     assert kinds(seen)[-1] == "session_end"
 
 
@@ -159,6 +161,27 @@ async def test_redis_restarted_mid_run_and_connections_killed_nothing_lost(
     assert calls(marker).count("r2") == 1
     assert [seq for seq, _, _ in seen] == list(range(1, len(seen) + 1))
     assert again == seen
+
+
+async def test_sigterm_while_redis_is_down_waits_and_a_second_one_stops_at_once(
+    cluster: Cluster,
+) -> None:
+    """The first SIGTERM waits to hand back to Redis and says so; a second stops the worker
+    (exit 1) within a few seconds: nothing it holds is lost, its runs move as after a crash."""
+    worker = cluster.start_worker()
+    log = cluster.home.root / f"worker-{len(cluster.workers) - 1}.log"
+    cluster.redis.stop()
+    try:
+        worker.send_signal(signal.SIGTERM)
+        await eventually(lambda: "stopping:" in log.read_text())
+        await asyncio.sleep(1)
+        assert worker.poll() is None  # it waits for Redis (which has its queue)
+        worker.send_signal(signal.SIGTERM)
+        assert await asyncio.to_thread(worker.wait, 20) == 1
+        assert "stopping at once" in log.read_text() and "Traceback" not in log.read_text()
+    finally:
+        cluster.redis.start()
+    cluster.ensure(workers=2)
 
 
 async def test_postgresql_down_new_runs_are_503_a_running_run_goes_on_and_is_written_later(

@@ -7,13 +7,15 @@ Settings as ``taor serve`` reads them (the ``[serve]`` table of the person's own
 ``TAOR_SERVE_*`` variables, then these flags). The data folder is the folder every machine
 mounts (workspaces, transcripts): a worker that cannot write there does not start. SIGTERM or
 Ctrl-C: no more runs are taken, the running ones are handed back to the other workers, and the
-worker exits 0.
+worker exits 0. A second one while it waits (a long tool call, Redis out of reach) stops it at
+once, exit 1: its runs are taken over after the heartbeat timeout, as after a crash.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 from pathlib import Path
@@ -27,8 +29,18 @@ EPILOG = """settings: as taor serve (the [serve] table of your own config file, 
   --redis and --database; worker_timeout (30 seconds) is how long a worker may go without a
   heartbeat before its runs move to another worker.
 
-exit codes: 0 stopped (SIGTERM, Ctrl-C); 2 a bad setting, Redis or the database out of
-  reach, or a shared folder that cannot be written"""
+exit codes: 0 stopped (SIGTERM, Ctrl-C); 1 stopped at once (a second SIGTERM or Ctrl-C
+  while the first waits for a tool call to finish, or for Redis to take the runs back); 2 a
+  bad setting, Redis or the database out of reach, or a shared folder that cannot be written"""
+
+
+STOPPING = (
+    "taor worker: stopping: the running tool calls finish, then their runs go back to the "
+    "queue (a second SIGTERM or Ctrl-C stops at once; its runs then move to another worker "
+    "after the heartbeat timeout)"
+)
+STOPPING_NOW = "taor worker: stopping at once"
+CLOSE_AT_ONCE_S = 5.0  # what a worker stopped at once gives its connections to close
 
 
 def run(argv: list[str]) -> int:
@@ -84,9 +96,23 @@ async def _run(config: Any) -> None:
     service.writer.start()
     service.runs = runs = PatientRuns(service.database)
     worker = Worker(service, composer(config))
+    working = asyncio.current_task()
+    assert working is not None
+
+    def on_signal() -> None:
+        if not worker.stopping:
+            worker.stop()
+            print(STOPPING, file=sys.stderr, flush=True)
+        elif not working.cancelling():
+            print(STOPPING_NOW, file=sys.stderr, flush=True)
+            working.cancel()
+            # What waits on Redis may not give way to the cancel (its client retries): the
+            # process then ends as after a crash, which the other workers recover from.
+            loop.call_later(CLOSE_AT_ONCE_S, os._exit, 1)
+
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, worker.stop)
+        loop.add_signal_handler(sig, on_signal)
     print(f"taor worker {worker.name}: runs from {redacted(config.redis_url)}")
     print(f"shared folder {config.data_dir}; {config.workers} runs at once")
     if service.first_token is not None:  # the first process to open the database
@@ -94,6 +120,10 @@ async def _run(config: Any) -> None:
     sys.stdout.flush()
     try:
         await worker.run()
-    finally:
-        await runs.settle()
-        await service.close()
+    except asyncio.CancelledError:  # stopped at once: what is not in Redis yet stays behind
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(CLOSE_AT_ONCE_S):
+                await service.close()
+        raise SystemExit(1) from None
+    await runs.settle()
+    await service.close()

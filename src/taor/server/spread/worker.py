@@ -101,10 +101,16 @@ class Worker:
             beating.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beating
-            await self.client.delete(WORKERS + self.name)
+            with contextlib.suppress(Exception):  # (its heartbeat expires all the same)
+                async with asyncio.timeout(self._timeout):
+                    await self.client.delete(WORKERS + self.name)
 
     def stop(self) -> None:
         self._stopping.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
 
     # --- taking runs ---
 
