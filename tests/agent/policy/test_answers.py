@@ -56,7 +56,7 @@ async def test_a_file_named_without_looking_is_checked_then_answered_from_what_w
     )
     events = await run(tmp_path, model, "Which file defines parse?")
     [note] = checks(events)
-    assert "not looked at any file" in note
+    assert "not read any file or run anything yet, so this answer is a guess" in note
     assert end(events).text == "parse is defined in helpers.py."
     [result] = model.requests[2].messages[-1].parts
     assert "helpers.py:1:def parse" in result.text  # type: ignore[union-attr]
@@ -157,6 +157,24 @@ async def test_a_failed_command_run_again_since_is_not_checked(tmp_path: Path) -
     )
     events = await run(tmp_path, model, "Write go.py that prints go, and run it.")
     assert checks(events) == [] and end(events).text == "go.py prints go."
+
+
+async def test_a_reply_that_announces_the_work_instead_of_doing_it_is_sent_back(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "notes.txt").write_text("limit: MAX_SIZE\n")
+    model = small_model(
+        text("To do this, I will replace MAX_SIZE with MAX_ITEMS in notes.txt."),
+        tool_calls(
+            ("edit_file", {"path": "notes.txt", "old_string": "MAX_SIZE", "new_string": "MAX_ITEMS"})
+        ),
+        text("notes.txt says MAX_ITEMS."),
+    )
+    events = await run(tmp_path, model, "Use MAX_ITEMS in notes.txt.")
+    [note] = checks(events)
+    assert note.startswith("Check before you answer: your reply says what to do, but you did")
+    assert (tmp_path / "notes.txt").read_text() == "limit: MAX_ITEMS\n"
+    assert end(events).text == "notes.txt says MAX_ITEMS."
 
 
 async def test_each_check_is_said_once_per_input(tmp_path: Path) -> None:

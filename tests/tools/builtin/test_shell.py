@@ -179,3 +179,23 @@ async def test_plain_results_name_what_a_command_added_or_removed(
     assert "new: docs (a folder); gone: docs (a file)." in swapped.text
     quiet = await tool.execute({"command": "touch keep/x .hidden"}, _context(env))
     assert "In the folder now" not in quiet.text  # nothing changed at its top level
+    empty = await tool.execute({"command": "touch rev.py"}, _context(env))
+    assert "new: rev.py (an empty file)." in empty.text
+
+
+async def test_plain_results_say_a_script_run_before_it_was_written_does_not_exist(
+    env: LocalEnvironment, tmp_path: Path
+) -> None:
+    tool = ShellTool(plain=True)
+    python = await tool.execute({"command": "python3 rev.py"}, _context(env))
+    assert python.text.endswith(
+        "\nrev.py does not exist yet. Write it first: call write_file with its whole content, "
+        "then run it."
+    )
+    bash = await tool.execute({"command": "bash ./tools/go.sh"}, _context(env))
+    assert "\ntools/go.sh does not exist yet." in bash.text
+    # A folder, or a script outside the workspace, is not one to write.
+    elsewhere = await tool.execute({"command": "cd nowhere; python3 /etc/none.py"}, _context(env))
+    assert "does not exist yet" not in elsewhere.text
+    full = await ShellTool().execute({"command": "python3 rev.py"}, _context(env))
+    assert "does not exist yet" not in full.text  # plain results only

@@ -2,11 +2,13 @@
 
 A small model says it is done when it is not: it answers a question about the files without
 looking at them, says a fix works when the last run of it failed (or explains what to do
-instead of doing it), or writes a script and never runs it. What it did is in the transcript, so some claims can be checked without judging the
-text: each check below looks at the input's tool calls (their declared effects, through the
-registry: no tool's name is known here) and results, and when a claim is left unchecked gives
-the note to send back, once per input and check. Whether the answer is then right is still the
-model's to say; the check only gives it what it needs (the failing output, the files changed).
+instead of doing it), writes a script and never runs it, leaves a failed command failing, or
+ends on its plan ("I will edit..."). What it did is in the transcript, so some claims can be
+checked without judging the text: each check below looks at the input's tool calls (their
+declared effects, through the registry: no tool's name is known here) and results, and when a
+claim is left unchecked gives the note to send back, once per input and check. Whether the
+answer is then right is still the model's to say; the check only gives it what it needs (the
+failing output, the files changed).
 """
 
 from __future__ import annotations
@@ -29,6 +31,12 @@ _SAYS_IT_WORKS = re.compile(
 )
 # What an answer about the files names: a file ("utils.py", "src/app"), or a number.
 _NAMES_FILES = re.compile(r"\w\.[A-Za-z]{1,5}\b|\w/\w|\b\d+\b")
+# A reply that says what is to be done instead of doing it: "I will edit...", "you need to...".
+_ANNOUNCES = re.compile(
+    r"\b(I will|I'll|I need to|I am going to|I'm going to|let me|you need to|you can do this by"
+    r"|you should|you can fix)\b",
+    re.IGNORECASE,
+)
 _FAILED = re.compile(r"failed \(exit code [1-9]|^Exit code: [1-9]", re.MULTILINE)
 
 
@@ -82,10 +90,22 @@ def steps_of(turns: Sequence[Turn], tools: ToolRegistry) -> list[Step]:
 def unchecked(steps: Sequence[Step], answer: str, *, done: Collection[str] = ()) -> Note | None:
     """The first claim of ``answer`` that ``steps`` leave unchecked, by a check not in
     ``done`` (those already said for this input); None when there is none."""
-    for check in (_looked, _ran_after_change, _ended_on_a_failure, _left_failing):
+    for check in (_announced, _looked, _ran_after_change, _ended_on_a_failure, _left_failing):
         if check.__name__ not in done and (text := check(steps, answer)) is not None:
             return Note(check=check.__name__, text=text)
     return None
+
+
+def _announced(steps: Sequence[Step], answer: str) -> str | None:
+    """A reply that says what is to be done ("I will...", "you need to...") instead of a tool
+    call that does it: the model stopped at its plan."""
+    if not _ANNOUNCES.search(answer):
+        return None
+    return (
+        "Check before you answer: your reply says what to do, but you did not do it. Do it "
+        "now by calling the tools (you can change the files and run commands yourself); reply "
+        "without a tool call only when it is done."
+    )
 
 
 def _looked(steps: Sequence[Step], answer: str) -> str | None:
@@ -93,10 +113,9 @@ def _looked(steps: Sequence[Step], answer: str) -> str | None:
     if steps or not _NAMES_FILES.search(answer):
         return None
     return (
-        "Check before you answer: you have not looked at any file or run anything for this "
-        "task. If the answer depends on the files, use the tools now (search, read the file, "
-        "run the code) and answer from what they show; if it does not, give the same answer "
-        "again."
+        "Check before you answer: you have not read any file or run anything yet, so this "
+        "answer is a guess. Call a tool now to see (read the file, search, run the code), then "
+        "answer from what it shows."
     )
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import re
 from collections.abc import Mapping
 from dataclasses import field
 from typing import Any
@@ -60,26 +62,49 @@ def _header(result: CommandResult) -> str:
     return " | ".join(parts)
 
 
-def _plain(result: CommandResult, body: str, changed: str) -> str:
+def _plain(result: CommandResult, body: str, changed: str, cwd: str) -> str:
     if result.timed_out:
         return f"The command did not finish within {result.timeout:g} s and was stopped.\n{body}"
     if result.exit_code != 0:
-        return f"The command failed (exit code {result.exit_code}). Its output:\n{body}{changed}"
+        failed = f"The command failed (exit code {result.exit_code}). Its output:\n{body}{changed}"
+        return failed + _missing_scripts(result.output, cwd)
     return (
         f"The command succeeded (exit code 0). It printed:\n{body.rstrip()}{changed}\n\n"
         "If this completes the task, reply now with a short answer and no tool call."
     )
 
 
-Entries = dict[str, bool]  # name -> is a directory
+Entries = dict[str, tuple[bool, bool]]  # name -> (is a directory, is an empty file)
+# A script a command could not open: python's "can't open file 'X'", bash's "X: No such file".
+_MISSING = re.compile(
+    r"(?:can't open file '|^(?:\S+: )?(?:line \d+: )?)(?P<path>[^'\s:]+\.(?:py|sh|js|mjs|rb|pl))'?"
+    r":? \[?(?:Errno 2\] )?No such file or directory",
+    re.MULTILINE,
+)
+
+
+def _missing_scripts(output: str, cwd: str) -> str:
+    """A line for each script the output says does not exist (a small model runs the script
+    it was asked to write before writing it, then makes an empty file to quiet the error)."""
+    found = dict.fromkeys(m.group("path") for m in _MISSING.finditer(output[-4000:]))
+    notes = []
+    for path in list(found)[:2]:
+        inside = os.path.relpath(path, cwd) if os.path.isabs(path) else os.path.normpath(path)
+        if not inside.startswith(".."):
+            notes.append(
+                f"\n{inside} does not exist yet. Write it first: call write_file with its whole "
+                "content, then run it."
+            )
+    return "".join(notes)
 
 
 async def _entries(env: Environment) -> Entries | None:
     """The working directory's entries (hidden ones left out); None when it cannot be listed."""
     try:
-        return {e.name: e.is_dir for e in await env.list_dir(".") if not e.name.startswith(".")}
+        listed = await env.list_dir(".")
     except (OSError, EnvError):
         return None
+    return {e.name: (e.is_dir, not e.is_dir and e.size == 0) for e in listed if e.name[0] != "."}
 
 
 def _changes(before: Entries | None, after: Entries | None) -> str:
@@ -90,10 +115,10 @@ def _changes(before: Entries | None, after: Entries | None) -> str:
     def named(names: set[str], kinds: Entries) -> str:
         shown = sorted(names)[:_LISTED]
         more = f" and {len(names) - _LISTED} more" if len(names) > _LISTED else ""
-        kind = {True: "a folder", False: "a file"}
+        kind = {(True, False): "a folder", (False, False): "a file", (False, True): "an empty file"}
         return ", ".join(f"{name} ({kind[kinds[name]]})" for name in shown) + more
 
-    swapped = {name for name in before.keys() & after.keys() if before[name] != after[name]}
+    swapped = {name for name in before.keys() & after.keys() if before[name][0] != after[name][0]}
     new, gone = (after.keys() - before.keys()) | swapped, (before.keys() - after.keys()) | swapped
     parts = [f"new: {named(new, after)}"] if new else []
     parts += [f"gone: {named(gone, before)}"] if gone else []
@@ -189,9 +214,12 @@ class ShellTool:
         except EnvError as exc:
             return ToolOutput.error(str(exc))
         changed = _changes(before, await _entries(context.environment)) if self.plain else ""
-        return self._output(result, arguments.get("description", ""), changed)
+        cwd = context.environment.working_directory()
+        return self._output(result, arguments.get("description", ""), changed, cwd)
 
-    def _output(self, result: CommandResult, description: str, changed: str) -> ToolOutput:
+    def _output(
+        self, result: CommandResult, description: str, changed: str, cwd: str
+    ) -> ToolOutput:
         cut = truncate(result.output, self.limits or SHELL_LIMITS)
         metadata = _metadata(result)
         metadata.update(omitted_chars=cut.omitted_chars, omitted_lines=cut.omitted_lines)
@@ -199,5 +227,5 @@ class ShellTool:
         body = cut.text if cut.text.strip() else "(no output)"
         text = f"{_header(result)}\n{body}"
         if self.plain:
-            text = _plain(result, body, changed)
+            text = _plain(result, body, changed, cwd)
         return ToolOutput.of(text, is_error=result.timed_out, metadata=metadata)

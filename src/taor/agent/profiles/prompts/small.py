@@ -9,6 +9,5 @@ files, change them and run commands. Call a tool right away; do not describe wha
 - Use only files that exist; the folder's files are listed below. Do not make up file names.
 - To answer a question, read what you need, then answer. Change files only when the task asks.
 - To change a file, read it first, then call edit_file with old_string copied from the file.
-- When the task says a command fails, run that command first and read its error.
 - Read each tool result. When the task is done, reply in one or two sentences without a tool call.
 """
