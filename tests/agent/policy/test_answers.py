@@ -166,7 +166,10 @@ async def test_a_reply_that_announces_the_work_instead_of_doing_it_is_sent_back(
     model = small_model(
         text("To do this, I will replace MAX_SIZE with MAX_ITEMS in notes.txt."),
         tool_calls(
-            ("edit_file", {"path": "notes.txt", "old_string": "MAX_SIZE", "new_string": "MAX_ITEMS"})
+            (
+                "edit_file",
+                {"path": "notes.txt", "old_string": "MAX_SIZE", "new_string": "MAX_ITEMS"},
+            )
         ),
         text("notes.txt says MAX_ITEMS."),
     )
