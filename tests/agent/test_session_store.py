@@ -58,7 +58,8 @@ async def resume_and_run(path: Path, model: ScriptedModel, prompt: str) -> Resum
 
 
 def opening(events: list[Event]) -> list[Event]:
-    """What came before the first input: session_start and any resume warnings."""
+    """What came before the first input: session_start, any resume warnings, and the ends
+    of the calls the repair answered."""
     kinds = [e.kind for e in events]
     return events[: kinds.index("user_input")]
 
@@ -146,9 +147,13 @@ async def test_a_crash_mid_round_is_repaired_with_interrupted_results(tmp_path: 
     model = ScriptedModel([text("I will check what make did first.")])
     resumed = await resume_and_run(path, model, "did it build?")
     assert resumed.session.id == "crashed-1"
-    _, warning = opening(resumed.events)
+    _, warning, *ended = opening(resumed.events)
     assert isinstance(warning, WarningEvent)
     assert warning.code == "transcript" and "repaired" in warning.message
+    assert [(e.kind, e.call_id) for e in ended] == [  # type: ignore[attr-defined]
+        ("tool_call_end", "c1"),
+        ("tool_call_end", "c2"),
+    ]
     assert problems(resumed.history) == []
     repaired = resumed.history[-1]
     assert isinstance(repaired, ToolResultsTurn)
