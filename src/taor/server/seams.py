@@ -5,8 +5,8 @@ shared database, a shared queue and a shared fan-out, and nothing above them cha
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Literal, Protocol
 
 from taor._records import frozen
@@ -108,7 +108,11 @@ class Manager(Protocol):
     (``taor.server.runner``), or workers elsewhere reached through Redis
     (``taor.server.spread``)."""
 
-    admission: asyncio.Lock  # one quota check and create at a time (in this process)
+    @property
+    def admission(self) -> AbstractAsyncContextManager[Any]:
+        """One quota check and create at a time: in this process (an asyncio.Lock), or across
+        every API process (the spread manager's, on Redis)."""
+        ...
 
     async def start(self) -> None: ...
 

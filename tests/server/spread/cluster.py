@@ -63,6 +63,7 @@ class Cluster:
     workers: list[subprocess.Popen[str]] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     token: str = ""
+    settings: str = ""  # more lines of the [serve] table
 
     @property
     def data(self) -> Path:
@@ -73,7 +74,7 @@ class Cluster:
             "[serve]\nport = 0\nsandbox = false\nworkers = 25\n"
             f'model = "openai-compat:m"\nbase_url = "{self.model.url}"\n'
             f'data_dir = "{self.data}"\nworker_timeout = {TIMEOUT}\nstream_retention = 600\n'
-            f'redis_url = "{self.redis.url}"\ndatabase_url = "{self.database}"\n'
+            f'redis_url = "{self.redis.url}"\ndatabase_url = "{self.database}"\n' + self.settings
         )
 
     def start(self, *, apis: int, workers: int) -> None:

@@ -10,8 +10,12 @@ command like the others. The queue's order is Redis's: a run shows no position.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from typing import TYPE_CHECKING, Any
+
+from fastapi import HTTPException
+from redis.exceptions import LockError
 
 from taor.agent.commands import Command, Reply
 from taor.agent.events import PermissionRequest
@@ -27,6 +31,44 @@ if TYPE_CHECKING:
     from taor.server.service import Service
 
 CANCEL = "cancel"  # the command stream's word for cancel (not a session command)
+ADMISSION = "taor:admission"  # the lock every API process takes to check a quota and create
+ADMISSION_HOLD_S = 10.0  # the longest a holder keeps it (a process that dies holding it)
+ADMISSION_WAIT_S = 20.0  # the longest a request waits for it before a 503
+
+
+class SharedAdmission:
+    """One quota check and create at a time across every API process (two processes checking
+    at once would each see room for the last run): this process's lock, then Redis's."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self._here = asyncio.Lock()  # (a redis-py lock object holds one token: one at a time)
+        self._held: Any = None
+
+    async def __aenter__(self) -> None:
+        await self._here.acquire()
+        try:
+            lock = self._client.lock(
+                ADMISSION, timeout=ADMISSION_HOLD_S, blocking_timeout=ADMISSION_WAIT_S
+            )
+            if not await lock.acquire():
+                raise HTTPException(
+                    503,
+                    "the service is too busy to start a run right now: try again shortly",
+                    headers={"Retry-After": "5"},
+                )
+            self._held = lock
+        except BaseException:
+            self._here.release()
+            raise
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        held, self._held = self._held, None
+        try:
+            with contextlib.suppress(LockError):  # held past its time: another has it now
+                await held.release()
+        finally:
+            self._here.release()
 
 
 class SpreadManager:
@@ -35,7 +77,7 @@ class SpreadManager:
         self._service = service
         self._feeds = service.feeds
         self.client: Any = service.feeds.client
-        self.admission = asyncio.Lock()
+        self.admission = SharedAdmission(self.client)
 
     async def start(self) -> None:
         await ensure_group(self.client)
