@@ -159,6 +159,17 @@ async def test_a_failed_command_run_again_since_is_not_checked(tmp_path: Path) -
     assert checks(events) == [] and end(events).text == "go.py prints go."
 
 
+async def test_a_failed_script_run_again_by_another_path_is_not_checked(tmp_path: Path) -> None:
+    model = small_model(
+        shell("python3 go.py"),
+        write("go.py", "print('go')\n"),
+        shell(f"python3 {tmp_path / 'go.py'}"),
+        text("go.py prints go."),
+    )
+    events = await run(tmp_path, model, "Write go.py that prints go, and run it.")
+    assert checks(events) == [] and end(events).text == "go.py prints go."
+
+
 async def test_a_reply_that_announces_the_work_instead_of_doing_it_is_sent_back(
     tmp_path: Path,
 ) -> None:

@@ -165,7 +165,7 @@ def _left_failing(steps: Sequence[Step], answer: str) -> str | None:
         step = steps[i]
         if step.command and step.failed:
             since = steps[i + 1 :]
-            if not since or any(later.command == step.command for later in since):
+            if not since or any(_same_run(step.command, later) for later in since):
                 return None  # the last call (_ended_on_a_failure's), or run again since
             output = _tail(step.output)
             return (
@@ -174,6 +174,22 @@ def _left_failing(steps: Sequence[Step], answer: str) -> str | None:
                 "and read what it says; fix what still fails. If it does not, answer."
             )
     return None
+
+
+def _same_run(command: str, later: Step) -> bool:
+    """Whether ``later`` ran ``command`` again: the same words, or a command that succeeded
+    on the same files (``python rev.py``, then ``python /the/folder/rev.py``)."""
+    if not later.command:
+        return False
+    if later.command == command:
+        return True
+    files = _files_named(command)
+    return bool(files) and not later.failed and files <= _files_named(later.command)
+
+
+def _files_named(command: str) -> set[str]:
+    """The file names a command's words give (``rev.py``, ``src/app.js`` as ``app.js``)."""
+    return {PurePosixPath(w).name for w in command.split() if "." in PurePosixPath(w).name[1:]}
 
 
 def _tail(output: str) -> str:
