@@ -4,11 +4,12 @@
 spawn its server inside the environment), builds the system prompt (a profile's, unless the
 config sets one) and returns the opening events: ``session_start``, a warning for each note
 a reopened transcript left (what was skipped or repaired), and a ``tool_call_end`` for each
-call the repair gave a result (its start was told before the crash; this ends it). ``release`` gives back what the
-session holds, in an order that loses nothing: the children first (they use the environment),
-then the tool sources in reverse order (one that fails to close is logged and the others are
-closed all the same), the processes still running, the transcript store and checkpoint index,
-the scratch directory and a model the session connected itself.
+call the repair gave a result (its start was told before the crash; this ends it).
+``release`` gives back what the session holds, in an order that loses nothing: the children
+first (they use the environment), then the tool sources in reverse order (one that fails to
+close is logged and the others are closed all the same), the processes still running, the
+transcript store and checkpoint index, the scratch directory and a model the session
+connected itself.
 """
 
 from __future__ import annotations

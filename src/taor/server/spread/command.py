@@ -125,5 +125,7 @@ async def _run(config: Any) -> None:
             async with asyncio.timeout(CLOSE_AT_ONCE_S):
                 await service.close()
         raise SystemExit(1) from None
-    await runs.settle()
-    await service.close()
+    finally:
+        if not working.cancelling():  # (also when the worker failed: it closes all the same)
+            await runs.settle()
+            await service.close()
