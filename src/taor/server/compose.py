@@ -10,15 +10,21 @@ base URL when one is set; keys come from the service's own environment, never fr
 
 A build run (``kind: build``) gets a build's session (``taor.build``: the persona, the brief,
 interview and plan in its prompt, the tool-call cap, the repetition rule, no tool while the
-report is written) behind a ``BuildSession``, which the worker carries out as a session."""
+report is written) behind a ``BuildSession``, which the worker carries out as a session.
+
+``write_ahead`` (a worker's: the run's transcript copied into the database) is awaited before
+each tool call runs, so the call is on record wherever the run is continued, even when its
+worker dies the moment the call starts."""
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from taor.agent.config import Limits, PermissionConfig, SessionConfig
+from taor.agent.policy.hooks import Hooks, ToolCallInfo
 from taor.agent.profiles import profile_id_for
 from taor.agent.session import Session
 from taor.env.base import Environment
@@ -33,9 +39,13 @@ if TYPE_CHECKING:
     from taor.server.schemas import RunCreate
 
 
-def composer(config: ServiceConfig) -> Compose:
+WriteAhead = Callable[[str], Awaitable[None]]
+
+
+def composer(config: ServiceConfig, *, write_ahead: WriteAhead | None = None) -> Compose:
     async def compose(record: RunRecord) -> tuple[Session, Model]:
         transcript = transcript_of(config, record.id)
+        hooks = _hooks(record.id, write_ahead)
         workspace = Path(record.workspace)
         spec = record.options.get("workspace") or {}
         if spec.get("kind") == "git" and not transcript.exists():
@@ -43,25 +53,28 @@ def composer(config: ServiceConfig) -> Compose:
         model = connect(record.model, base_url=config.base_url or None)
         environment = environment_for(workspace, sandbox=config.sandbox)
         if record.options.get("kind") == "build":
-            return _build_session(record, transcript, model, environment), model
+            return _build_session(record, transcript, model, environment, hooks), model
+        options: dict[str, Any] = {"environment": environment, "config": _config(record),
+                                   "hooks": hooks}  # fmt: skip
         if transcript.exists():
-            return Session.resume(
-                transcript, model, environment=environment, config=_config(record)
-            ), model
-        session = Session.recorded(
-            transcript,
-            model,
-            session_id=record.id,
-            environment=environment,
-            config=_config(record),
-        )
-        return session, model
+            return Session.resume(transcript, model, **options), model
+        return Session.recorded(transcript, model, session_id=record.id, **options), model
 
     return compose
 
 
+def _hooks(run_id: str, write_ahead: WriteAhead | None) -> Hooks:
+    if write_ahead is None:
+        return Hooks()
+
+    async def on_record(call: ToolCallInfo) -> None:
+        await write_ahead(run_id)
+
+    return Hooks(before_tool=(on_record,))
+
+
 def _build_session(
-    record: RunRecord, transcript: Path, model: Model, environment: Environment
+    record: RunRecord, transcript: Path, model: Model, environment: Environment, hooks: Hooks
 ) -> Session:
     """A build run's session, new or resumed, behind the ``BuildSession`` the worker drives
     (it stands in for a ``Session``: the worker uses only what both have)."""
@@ -76,7 +89,7 @@ def _build_session(
     )
     guard = ReportGuard(inputs)
     options: dict[str, Any] = {"environment": environment, "config": config,
-                               "hooks": build_hooks(guard)}  # fmt: skip
+                               "hooks": build_hooks(guard, hooks)}  # fmt: skip
     if transcript.exists():
         session = Session.resume(transcript, model, **options)
     else:

@@ -28,14 +28,17 @@ TIMEOUT = 2.0  # the workers' heartbeat timeout in these tests (seconds)
 
 def counting(marker: Path, tag: str, *, sleep: float = 0) -> ToolCall:
     """A shell call that appends ``tag`` to ``marker`` (so its runs can be counted), then
-    sleeps ``sleep`` seconds and appends ``tag-done`` (so a call that finished can be told)."""
+    sleeps ``sleep`` seconds and appends ``tag-done`` (so a call that finished can be told).
+    Its timeout is well past the sleep: a call meant to be killed mid-way must not end first,
+    however slowly a loaded machine gets to the kill."""
     tail = f"; sleep {sleep}; echo {tag}-done >> {marker}" if sleep else ""
-    return ToolCall(name="shell", arguments={"command": f"echo {tag} >> {marker}{tail}"})
+    command = f"echo {tag} >> {marker}{tail}"
+    return ToolCall(name="shell", arguments={"command": command, "timeout": 2 * sleep + 10})
 
 
 def scripted(marker: Path) -> Any:
     """The model of every run: a first request (the prompt alone) calls the counting tool
-    tagged with the prompt's last word (sleeping 20 s after when the prompt says "slow", 3 s
+    tagged with the prompt's last word (sleeping 60 s after when the prompt says "slow", 3 s
     when it says "nap");
     any later one answers in text."""
 
@@ -46,7 +49,7 @@ def scripted(marker: Path) -> Any:
             if isinstance(content, list):
                 content = " ".join(part.get("text", "") for part in content)
             tag = str(content).split()[-1]
-            sleep = 20 if "slow" in content else 3 if "nap" in content else 0
+            sleep = 60 if "slow" in content else 3 if "nap" in content else 0
             return tool_calls(counting(marker, tag, sleep=sleep))
         return text("Done.")
 

@@ -56,10 +56,9 @@ async def test_a_worker_killed_mid_tool_call_the_run_moves_and_the_call_is_not_r
         run_id = await create(first, "count slow k1", permission_mode="bypass")
         notices: list[tuple[int, dict[str, Any]]] = []
         watching = asyncio.create_task(follow(second, run_id, notices))
-        await eventually(lambda: "k1" in calls(marker))  # the call runs (and sleeps)
-        await in_database(cluster.database, run_id, "k1")  # its transcript so far
+        await eventually(lambda: "k1" in calls(marker))  # the call runs (and sleeps), and
         holder = cluster.holder(run_id)
-        cluster.kill(holder)
+        cluster.kill(holder)  # its worker dies at once: the call was on record before it ran
         (cluster.data / "runs" / f"{run_id}.jsonl").unlink()  # the next machine has none
         seen = await watching
         done = await status(first, run_id)
@@ -267,16 +266,3 @@ def test_a_worker_refuses_to_start_without_redis_or_a_shared_folder_it_can_write
     unwritable = run(home, "worker", "--redis", "redis://127.0.0.1:1/0", "--data-dir", "/proc/x")
     assert unwritable.returncode == 2, unwritable.stderr
     assert "/proc/x" in unwritable.stderr and "Traceback" not in unwritable.stderr
-
-
-async def in_database(url: str, run_id: str, text: str) -> None:
-    """Wait until the run's transcript in the database has a line with ``text``."""
-    import asyncpg  # type: ignore[import-untyped]
-
-    connection = await asyncpg.connect(url)
-    try:
-        query = "SELECT count(*) FROM transcripts WHERE run_id = $1 AND text LIKE $2"
-        while not await connection.fetchval(query, run_id, f"%{text}%"):  # noqa: ASYNC110  (another process writes it)
-            await asyncio.sleep(0.05)
-    finally:
-        await connection.close()

@@ -84,7 +84,6 @@ def writable(folder: Path) -> None:
 
 
 async def _run(config: Any) -> None:
-    from taor.server.compose import composer
     from taor.server.service import Service
     from taor.server.spread.patient import PatientRuns, PatientWriter
     from taor.server.spread.streams import redacted
@@ -95,7 +94,7 @@ async def _run(config: Any) -> None:
     service.writer = PatientWriter(service.events)
     service.writer.start()
     service.runs = runs = PatientRuns(service.database)
-    worker = Worker(service, composer(config))
+    worker = Worker(service)
     working = asyncio.current_task()
     assert working is not None
 

@@ -3,7 +3,8 @@ on another machine can continue the run.
 
 The session writes its transcript to a JSONL file (``taor.server.compose.transcript_of``);
 while a worker holds the run, the file's new whole lines are appended to the database every
-``interval`` seconds and once more when the run lets go. A worker that takes a run writes the
+``interval`` seconds, before each tool call runs (the worker's ``write_ahead``), and once more
+when the run lets go. A worker that takes a run writes the
 file back from the database first when the database has more of it than the file here (its
 machine never had it, or has an older copy); a file with more (the same shared folder, the
 database a moment behind) is kept, and what the database lacks is copied on the next sync.
@@ -47,7 +48,10 @@ class Mirror:
         if not lines:
             return
         await self._store.append(run_id, count, [line.decode() for line in lines])
-        self._kept[run_id] = (count + len(lines), size + sum(len(line) + 1 for line in lines))
+        kept = (count + len(lines), size + sum(len(line) + 1 for line in lines))
+        # Syncs may overlap (the timer's and one before a tool call): lines are kept by their
+        # number, so one written twice is kept once, and what is known kept only grows.
+        self._kept[run_id] = max(kept, self._kept.get(run_id, (0, 0)))
 
     async def follow(self, run_id: str, path: Path, done: asyncio.Event) -> None:
         """Sync every ``interval`` seconds until ``done``, and once more then. A sync that

@@ -11,8 +11,9 @@ from looking idle. A worker that stops heartbeating (killed, its machine lost) l
 entries idle: once they are idle longer than the timeout another worker takes them
 (``XAUTOCLAIM``). It first copies into the database the events the stream has and the
 database lacks, says on the stream that the run moved, and continues the run from its
-transcript (written into the database as the run goes, ``Mirror``): a tool call that may have run is answered ``interrupted``
-and never run again, and the events go on after the last one written.
+transcript (written into the database as the run goes, ``Mirror``, and before each tool call
+runs): a tool call that may have run is answered ``interrupted`` and never run again, and the
+events go on after the last one written.
 
 Commands reach the run through its command stream, read from the position the run keeps in
 Redis (a command sent while no worker held the run is read by the next). ``stop`` (SIGTERM)
@@ -36,8 +37,8 @@ from typing import TYPE_CHECKING, Any
 
 from taor.agent.record.codec import command_from_json
 from taor.errors import TaorError
-from taor.server.carry import Compose, Live, carry_out, now
-from taor.server.compose import transcript_of
+from taor.server.carry import Live, carry_out, now
+from taor.server.compose import composer, transcript_of
 from taor.server.spread.fanout import StreamFeeds
 from taor.server.spread.manager import CANCEL
 from taor.server.spread.streams import (
@@ -59,18 +60,19 @@ if TYPE_CHECKING:
     from taor.llm.model import Model
     from taor.server.service import Service
 
+WRITE_AHEAD_S = 5.0  # the longest a tool call waits for its record to reach the database
 FINISH_CALL_S = 600.0  # the longest a command may run: a stopping worker waits that long at most
 log = logging.getLogger("taor.server")
 
 
 class Worker:
-    def __init__(self, service: Service, compose: Compose, *, name: str | None = None) -> None:
+    def __init__(self, service: Service, *, name: str | None = None) -> None:
         assert isinstance(service.feeds, StreamFeeds)
         self.service = service
         self.feeds = service.feeds
         self.client: Any = service.feeds.client
         self.name = name or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
-        self._compose = compose
+        self._compose = composer(service.config, write_ahead=self._write_ahead)
         self._timeout = service.config.worker_timeout
         self._slots = asyncio.Semaphore(service.config.workers)
         self._held: dict[str, str] = {}  # run: its entry on the runs stream
@@ -176,6 +178,17 @@ class Worker:
             await self.client.xack(RUNS, GROUP, entry_id)
             del self._held[run_id]
             self._slots.release()
+
+    async def _write_ahead(self, run_id: str) -> None:
+        """Copy the run's transcript into the database before a tool call runs: the call is
+        then on record for whichever worker continues the run. With the database out of reach
+        the call runs all the same (running runs keep going); the file and the next sync keep
+        it, and a worker dying meanwhile is the one case left to the shared folder's file."""
+        try:
+            async with asyncio.timeout(WRITE_AHEAD_S):
+                await self._mirror.sync(run_id, transcript_of(self.service.config, run_id))
+        except Exception:
+            log.warning("run %s: its transcript could not reach the database", run_id)
 
     async def _recover(self, run_id: str) -> None:
         """Copy into the database the run's events its stream has and the database lacks (a
