@@ -150,7 +150,6 @@ def _stamp(service: Any, stamps: defaultdict[str, dict[int, int]]) -> list[int]:
 
 
 async def work(args: argparse.Namespace) -> dict[str, dict[int, int]]:
-    from taor.server.compose import composer
     from taor.server.service import Service
     from taor.server.spread.worker import Worker
 
@@ -158,7 +157,7 @@ async def work(args: argparse.Namespace) -> dict[str, dict[int, int]]:
     service = await Service.open(config)
     stamps: defaultdict[str, dict[int, int]] = defaultdict(dict)
     _stamp(service, stamps)
-    worker = Worker(service, composer(config))
+    worker = Worker(service)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, worker.stop)

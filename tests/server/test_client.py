@@ -175,6 +175,19 @@ async def test_events_reconnect_after_a_dropped_connection(served: Served) -> No
     assert [to_json(event) for event in seen] == await stored(served.service, run.id)
 
 
+async def test_events_end_at_the_streams_end_with_no_other_request(served: Served) -> None:
+    served.model.push(text("Hello."))
+    proxy = Proxy(served.url)
+    async with proxy.running() as url, Client(url, served.admin) as client:
+        run = await client.create_run("hi")
+        live = [event async for event in client.events(run.id)]  # followed as it happens
+        assert (await client.get(run.id)).ended  # the stream's end came after the run's
+        again = [event async for event in client.events(run.id)]  # read back when ended
+    events = f"GET /runs/{run.id}/events"
+    assert proxy.requests == ["POST /runs", events, f"GET /runs/{run.id}", events]
+    assert isinstance(live[-1], SessionEnd) and [e.seq for e in again] == [e.seq for e in live]
+
+
 @contextlib.asynccontextmanager
 async def serving_at(app: Any, port: int) -> AsyncIterator[str]:
     sock = socket.socket()

@@ -57,12 +57,14 @@ def until(web: httpx2.Client, run_id: str, check: Callable[[dict[str, Any]], boo
 
 
 def follow(web: httpx2.Client, run_id: str, last: int | None = None) -> Iterator[Sse]:
-    """The run's SSE events, as they come."""
+    """The run's SSE events, as they come (to the stream's ``end``, which has no id)."""
     headers = {"last-event-id": str(last)} if last is not None else {}
     with web.stream("GET", f"/runs/{run_id}/events", headers=headers) as stream:
         current: dict[str, str] = {}
         for line in stream.iter_lines():
             if not line:
+                if current.get("event") == "end":
+                    return
                 if "data" in current:
                     yield int(current["id"]), current["event"], current["data"]
                 current = {}

@@ -39,7 +39,8 @@ async def until(client: httpx2.AsyncClient, run_id: str, *statuses: str) -> dict
 async def sse(
     client: httpx2.AsyncClient, run_id: str, last: int | None = None
 ) -> list[dict[str, Any]]:
-    """Every SSE event of the run's stream, to its end."""
+    """Every SSE event of the run's stream (of a run that has ended), to its ``end``: the
+    stream's last message, with no id."""
     headers = {"last-event-id": str(last)} if last is not None else {}
     found: list[dict[str, Any]] = []
     async with client.stream("GET", f"/runs/{run_id}/events", headers=headers) as stream:
@@ -53,7 +54,9 @@ async def sse(
             elif not line.startswith(":"):
                 key, _, value = line.partition(":")
                 current[key] = value.strip()
-    return found
+    *events, end = found
+    assert end == {"event": "end", "data": '{"kind": "end"}'}, end
+    return events
 
 
 async def test_a_run_is_carried_out_and_streamed_and_replayed_from_any_id(served: Served) -> None:

@@ -48,11 +48,14 @@ def stalled_follower(url: str, token: str, run_id: str) -> socket.socket:
 
 
 def ids_until_closed(sock: socket.socket) -> list[int]:
-    """The ``id`` of every SSE event the stalled connection was sent, read to its end."""
+    """The ``id`` of every SSE event the stalled connection was sent, read to its end (which
+    is not the run's: the stream was ended early, so it does not say ``end``)."""
     body = b""
     while chunk := sock.recv(1 << 16):
         body += chunk
-    return [int(line[3:]) for line in body.decode().splitlines() if line.startswith("id:")]
+    lines = body.decode().splitlines()
+    assert "event: end" not in lines
+    return [int(line[3:]) for line in lines if line.startswith("id:")]
 
 
 async def test_a_client_that_stops_reading_neither_slows_the_run_nor_loses_events(

@@ -208,6 +208,8 @@ class Client:
         while True:
             try:
                 async for item in self._stream(run_id, last):
+                    if isinstance(item, _End):  # the run has ended and this is all of it
+                        return
                     if isinstance(item, RunMoved):
                         if on_moved is not None and item not in told:
                             told.add(item)
@@ -219,6 +221,8 @@ class Client:
                         yield event
                 if ended:
                     return
+                # Ended without ``end``: the service dropped the stream (this client fell
+                # behind, or it stops), or it sends no ``end`` (an older one).
                 ended = (await self.get(run_id)).ended
                 if ended:
                     continue  # one more stream, from the log: what came after the last seen
@@ -229,7 +233,9 @@ class Client:
             waited += pause
             pause = min(pause * 2, 0.5)
 
-    async def _stream(self, run_id: str, after: int) -> AsyncIterator[tuple[int, Any] | RunMoved]:
+    async def _stream(
+        self, run_id: str, after: int
+    ) -> AsyncIterator[tuple[int, Any] | RunMoved | _End]:
         headers = {"last-event-id": str(after)} if after else {}
         url = f"/runs/{run_id}/events"
         async with self._http.sse(url, headers=headers, max_event_size=MAX_EVENT) as source:
@@ -237,6 +243,9 @@ class Client:
             if response.status_code != 200:
                 raise service_error(response.status_code, await response.aread(), response.headers)
             async for message in source:
+                if message.event == "end":
+                    yield _END
+                    return
                 if message.event == "moved":  # a notice, not an event: it has no number
                     if (moved := _moved(message.data)) is not None:
                         yield moved
@@ -273,6 +282,13 @@ def _session_event(data: Any) -> Event | None:
 
 
 _BUILD_KINDS = frozenset({"narration", "phase", "section_summary", "build_report"})
+
+
+class _End:
+    """The stream's word that the run has ended and nothing more will come."""
+
+
+_END = _End()
 
 
 class _Unreachable(ServiceError):

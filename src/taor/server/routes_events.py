@@ -4,7 +4,11 @@ idle stream. A client that falls too far behind is ended early and comes back fr
 
 Between them, a run spread over machines may send ``event: moved`` with no ``id`` (so it
 changes no client's Last-Event-ID and numbers nothing): ``{"kind": "moved", "worker": NAME,
-"after": N}``, the worker that took the run over after the event numbered N.
+"after": N}``, the worker that took the run over after the event numbered N. A stream that
+ends because the run has ended, its last event sent, says so last: ``event: end`` (no ``id``,
+data ``{"kind": "end"}``), by when the run's state says it ended too; a client needs no other
+request to know it has everything. A stream that ends without it (a client ended early, the
+service stopping, a dropped connection) is followed again from the last id.
 """
 
 from __future__ import annotations
@@ -33,8 +37,9 @@ async def events(
 ) -> EventSourceResponse:
     """The run's events as SSE, from after ``Last-Event-ID`` (from the start without it): one
     per event, ``id`` its number, ``event`` its kind, ``data`` its JSON; and, with no ``id``,
-    ``moved`` when another worker took the run over. The stream ends when the run's last
-    event is sent, or early (a client that fell behind): come back with the last id seen."""
+    ``moved`` when another worker took the run over. The stream ends with ``end`` when the
+    run's last event is sent, or early without it (a client that fell behind): come back with
+    the last id seen."""
     service = service_of(request)
     await record_of(service, run_id, user)
     after = int(last_event_id) if last_event_id and last_event_id.isdigit() else 0
@@ -54,3 +59,7 @@ async def _sse(service: Service, run_id: str, after: int) -> AsyncIterator[Serve
         if item.seq < 0:  # dropped: too far behind; the client comes back from its last id
             return
         yield ServerSentEvent(id=str(item.seq), event=item.kind, data=item.data)
+    yield ServerSentEvent(event="end", data=END)
+
+
+END = json.dumps({"kind": "end"})

@@ -164,7 +164,7 @@ async def follow(
     http: httpx2.AsyncClient, run_id: str, notices: list[tuple[int, dict[str, Any]]] | None = None
 ) -> list[tuple[int, str, str]]:
     """Every (number, kind, data) the run's SSE stream sends, as sent (a number sent twice
-    shows twice), reconnecting with ``Last-Event-ID`` until the run has ended. Each ``moved``
+    shows twice), reconnecting with ``Last-Event-ID`` until the stream says ``end``. Each ``moved``
     notice (it has no id) goes into ``notices`` as (the number seen before it, its data)."""
     return await follow_from(http, run_id, 0, notices)
 
@@ -185,6 +185,11 @@ async def follow_from(
             async with http.sse(f"/runs/{run_id}/events", headers=headers) as source:
                 assert source.response.status_code == 200
                 async for message in source:
+                    if message.event == "end":  # all of it, and the run says it ended
+                        assert message.id in ("", str(seen[-1][0] if seen else after))
+                        state = (await http.get(f"/runs/{run_id}")).json()["status"]
+                        assert state in ENDED, state
+                        return seen
                     if message.event == "moved":
                         before = seen[-1][0] if seen else after
                         assert message.id in ("", str(before)), message  # it sets no id

@@ -52,7 +52,8 @@ export class SSEParser {
 const FIRST_DELAY = 500;
 const MAX_DELAY = 10000;
 
-// Follow ``url`` until ``isOver()`` says the stream has nothing more to give: each connection
+// Follow ``url`` until the stream says ``end`` (the run has ended, every event sent) or, when
+// a stream stops without it, ``isOver()`` says there is nothing more to give. Each connection
 // sends ``Last-Event-ID: lastId()`` (the last event the page has shown), so a reconnection
 // after a drop, or a stream that ended early, picks up after it. Reconnects back off from
 // half a second to ten while nothing arrives. ``onState`` hears "connecting", "live",
@@ -64,6 +65,7 @@ export function follow(url, { headers, lastId, onEvent, isOver, onState = () => 
   let delay = 0;
   let wake = null; // ends the current wait before a reconnection
   let nudged = false; // reconnect without waiting next time
+  let finished = false; // the stream said ``end``
 
   async function connect() {
     controller = new AbortController();
@@ -83,7 +85,8 @@ export function follow(url, { headers, lastId, onEvent, isOver, onState = () => 
       if (done) return;
       for (const event of parser.feed(value)) {
         delay = 0;
-        onEvent(event);
+        if (event.event === "end") finished = true;
+        else onEvent(event);
       }
     }
   }
@@ -101,6 +104,11 @@ export function follow(url, { headers, lastId, onEvent, isOver, onState = () => 
         }
       }
       if (stopped) return;
+      if (finished) {
+        await over(); // (the page reads the run's final state)
+        onState("ended");
+        return;
+      }
       if (await over()) {
         onState("ended");
         return;
