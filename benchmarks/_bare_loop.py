@@ -75,10 +75,10 @@ def _run_tool(name: str, raw: str, cwd: Path) -> str:
 
 
 def bare_loop(
-    base_url: str, prompt: str, cwd: Path, *, max_calls: int, max_wall: float
+    base_url: str, prompt: str, cwd: Path, *, max_calls: int, max_wall: float, api_key: str
 ) -> dict[str, Any]:
     """Runs one task; returns the answer, how it ended, the calls made and the model time."""
-    client = OpenAI(base_url=base_url, api_key="none", max_retries=0, timeout=max_wall)
+    client = OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=max_wall)
     messages: list[Any] = [
         {"role": "system", "content": PROMPT},
         {"role": "user", "content": prompt},

@@ -85,8 +85,9 @@ def _transcript_times(session_id: str) -> tuple[float, float, str]:
     return model_s, tools_s, notes
 
 
-def run_taor(task: Task, model: str, base_url: str = "") -> dict[str, Any]:
-    """``taor -p`` on ``task``: its own local server, or the one at ``base_url``."""
+def run_taor(task: Task, model: str, base_url: str = "", key: str = "") -> dict[str, Any]:
+    """``taor -p`` on ``task``: its own local server, or the one at ``base_url`` (which
+    requires ``key``, as a person's own server would be given theirs)."""
     directory = _scratch(task)
     chosen = f"openai-compat:{model}" if base_url else f"local:{model}"
     command = [_taor(), "-p", task.prompt, "--model", chosen, "--permission-mode", "bypass"]
@@ -94,6 +95,8 @@ def run_taor(task: Task, model: str, base_url: str = "") -> dict[str, Any]:
     command += ["--max-turns", str(MAX_CALLS), "--max-wall", str(int(MAX_WALL))]
     command += ["--output-format", "json"]
     env = dict(os.environ, TAOR_LOCAL_THREADS=str(THREADS))
+    if key:
+        env["OPENAI_COMPAT_API_KEY"] = key
     began = time.monotonic()
     try:
         done = subprocess.run(
@@ -105,7 +108,7 @@ def run_taor(task: Task, model: str, base_url: str = "") -> dict[str, Any]:
         summary = {"stop_reason": "killed"}
     wall = time.monotonic() - began
     if base_url:
-        _erase_cache(base_url)  # the next task starts as cold as taor's own server does
+        _erase_cache(base_url, key)  # the next task starts as cold as taor's own server does
     model_s, tools_s, notes = _transcript_times(summary.get("session_id", ""))
     if notes and summary.get("stop_reason") == "error":
         notes = "malformed-ended"  # (retried, then failed for good)
@@ -131,18 +134,21 @@ async def _start_server(model: str) -> Any:
     return server
 
 
-def _erase_cache(base_url: str) -> None:
+def _erase_cache(base_url: str, key: str) -> None:
     import httpx2 as httpx  # taor's own HTTP client
 
+    url = base_url.removesuffix("/v1") + "/slots/0?action=erase"
     with contextlib.suppress(Exception):  # a server without slot actions: nothing to erase
-        httpx.post(base_url.removesuffix("/v1") + "/slots/0?action=erase", timeout=10)
+        httpx.post(url, headers={"Authorization": f"Bearer {key}"}, timeout=10)
 
 
-def run_bare(task: Task, base_url: str) -> dict[str, Any]:
+def run_bare(task: Task, base_url: str, key: str) -> dict[str, Any]:
     directory = _scratch(task)
-    _erase_cache(base_url)
+    _erase_cache(base_url, key)
     began = time.monotonic()
-    out = bare_loop(base_url, task.prompt, directory, max_calls=MAX_CALLS, max_wall=MAX_WALL)
+    out = bare_loop(
+        base_url, task.prompt, directory, max_calls=MAX_CALLS, max_wall=MAX_WALL, api_key=key
+    )
     wall = time.monotonic() - began
     return {
         "solved": task.check(directory, out["answer"]),
@@ -193,7 +199,9 @@ def main() -> None:
             for agent in ("compat", "bare"):
                 for task in tasks if agent in agents else []:
                     run = run_bare if agent == "bare" else partial(run_taor, model=options.model)
-                    rows[agent][task.name] = row = run(task, base_url=server.base_url)
+                    rows[agent][task.name] = row = run(
+                        task, base_url=server.base_url, key=server.api_key
+                    )
                     _progress(agent, task, row)
         finally:
             asyncio.run(server.stop())
