@@ -6,8 +6,8 @@ Between them, a run spread over machines may send ``event: moved`` with no ``id`
 changes no client's Last-Event-ID and numbers nothing): ``{"kind": "moved", "worker": NAME,
 "after": N}``, the worker that took the run over after the event numbered N. A stream that
 ends because the run has ended, its last event sent, says so last: ``event: end`` (no ``id``,
-data ``{"kind": "end"}``), by when the run's state says it ended too; a client needs no other
-request to know it has everything. A stream that ends without it (a client ended early, the
+data ``{"kind": "end"}``), sent only when the run's row says it ended too; a client needs no
+other request to know it has everything. A stream that ends without it (a client ended early, the
 service stopping, a dropped connection) is followed again from the last id.
 """
 
@@ -23,6 +23,8 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from taor.server.auth import CurrentUser
 from taor.server.seams import Moved
 from taor.server.service import Service
+from taor.server.store.runs import ENDED
+from taor.server.store.tokens import SERVICE
 from taor.server.views import record_of, service_of
 
 router = APIRouter()
@@ -59,7 +61,19 @@ async def _sse(service: Service, run_id: str, after: int) -> AsyncIterator[Serve
         if item.seq < 0:  # dropped: too far behind; the client comes back from its last id
             return
         yield ServerSentEvent(id=str(item.seq), event=item.kind, data=item.data)
-    yield ServerSentEvent(event="end", data=END)
+    if await _ended(service, run_id):
+        yield ServerSentEvent(event="end", data=END)
+
+
+async def _ended(service: Service, run_id: str) -> bool:
+    """Whether the run's row says it ended: only then does ``end`` promise the whole run. Its
+    stream can end a moment sooner (a worker stopped at once; a worker whose database is out
+    of reach writes the row later); the client then asks again, as after any early end."""
+    try:
+        record = await service.runs.get(run_id, SERVICE)
+    except Exception:  # (the database out of reach: the client's next request is told)
+        return False
+    return record is not None and record.status in ENDED
 
 
 END = json.dumps({"kind": "end"})

@@ -4,10 +4,10 @@ on another machine can continue the run.
 The session writes its transcript to a JSONL file (``taor.server.compose.transcript_of``);
 while a worker holds the run, the file's new whole lines are appended to the database every
 ``interval`` seconds, before each tool call runs (the worker's ``write_ahead``), and once more
-when the run lets go. A worker that takes a run writes the
-file back from the database first when the database has more of it than the file here (its
-machine never had it, or has an older copy); a file with more (the same shared folder, the
-database a moment behind) is kept, and what the database lacks is copied on the next sync.
+when the run lets go. A worker that takes a run writes the file back from the database first
+when the database has more of it than the file here (its machine never had it, or has an
+older copy); a file with more (the same shared folder, the database a moment behind) is
+kept, and what the database lacks is copied on the next sync.
 """
 
 from __future__ import annotations
