@@ -120,51 +120,35 @@ async def carry_out(
         return
     live = lives[run_id] = Live(session=session, usage=_usage(record), cost=record.cost)
     live.after = await service.events.last(run_id)  # all of them: recovered at the start
+    stream = session.events()
     settled = False
     try:
-        await _drive(service, run_id, record, live)
+        try:
+            text = _input(record, session)
+            if text:
+                session.submit(text)  # its own stream, dropped unread, unsubscribes
+            else:
+                await session.start()  # a parked permission wait: asked again
+            async for event in stream:
+                await _note(service, run_id, live, event)
+                ended = isinstance(event, ProcessingEnd) and not event.agent_id
+                if ended and session.state == "idle":  # no follow-up waits: the run is done
+                    await session.close("finished")
+        except TaorError as error:
+            live.ending = {"status": "failed", "error": brief(str(error))}
         settled = True
     finally:
-        await _finish(service, run_id, lives, model, settled=settled)
-
-
-async def _drive(service: Service, run_id: str, record: RunRecord, live: Live) -> None:
-    """Give the session its input and hand on its events until it is done."""
-    session = live.session
-    stream = session.events()
-    try:
-        text = _input(record, session)
-        if text:
-            session.submit(text)  # its own stream, dropped unread, unsubscribes
-        else:
-            await session.start()  # a parked permission wait: asked again
-        async for event in stream:
-            await _note(service, run_id, live, event)
-            ended = isinstance(event, ProcessingEnd) and not event.agent_id
-            if ended and session.state == "idle":  # no follow-up waits: the run is done
-                await session.close("finished")
-    except TaorError as error:
-        live.ending = {"status": "failed", "error": brief(str(error))}
-
-
-async def _finish(
-    service: Service, run_id: str, lives: dict[str, Live], model: Model, *, settled: bool
-) -> None:
-    """Let the session go and keep its events; a run that ran its course (``settled``: not
-    stopped half-way) gets its ending on its row. The feed ends last: a follower told the run
-    ended then finds its row says so."""
-    live = lives[run_id]
-    try:
-        await _let_go(live.session, model)
-        del lives[run_id]
-        await service.writer.flush(run_id)  # raises when the database refuses: file kept
-        service.files.remove(run_id)  # every event is in the database now
-        if settled:
-            if live.cancelled:
-                live.ending["status"] = "cancelled"
-            await service.runs.change(run_id, finished_at=now(), **live.ending)
-    finally:
-        service.feeds.end(run_id)
+        try:
+            await _let_go(session, model)
+            del lives[run_id]
+            await service.writer.flush(run_id)  # raises when the database refuses: file kept
+            service.files.remove(run_id)  # every event is in the database now
+            if settled:
+                if live.cancelled:
+                    live.ending["status"] = "cancelled"
+                await runs.change(run_id, finished_at=now(), **live.ending)
+        finally:
+            service.feeds.end(run_id)  # after the row: a follower told the run ended finds it so
 
 
 async def _let_go(session: Session, model: Model) -> None:

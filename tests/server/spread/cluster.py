@@ -39,7 +39,8 @@ def counting(marker: Path, tag: str, *, sleep: float = 0) -> ToolCall:
 def scripted(marker: Path) -> Any:
     """The model of every run: a first request (the prompt alone) calls the counting tool
     tagged with the prompt's last word (sleeping 60 s after when the prompt says "slow", 3 s
-    when it says "nap"); any later one answers in text."""
+    when it says "nap"); when the prompt says "twice", the request after that call's result
+    calls it once more, tagged ``again-<tag>``; any other answers in text."""
 
     def reply(request: RecordedRequest) -> Reply:
         messages = [m for m in request.json.get("messages", []) if m.get("role") != "system"]
@@ -50,6 +51,8 @@ def scripted(marker: Path) -> Any:
         if len(messages) == 1:
             sleep = 60 if "slow" in content else 3 if "nap" in content else 0
             return tool_calls(counting(marker, tag, sleep=sleep))
+        if "twice" in content and len(messages) == 3:
+            return tool_calls(counting(marker, f"again-{tag}"))
         return text("Done.")
 
     return reply

@@ -187,14 +187,15 @@ async def test_postgresql_down_new_runs_are_503_a_running_run_goes_on_and_is_wri
     cluster: Cluster, marker: Path, postgres_server: PostgresServer
 ) -> None:
     async with cluster.client(0) as first, cluster.client(1) as second:
-        run_id = await create(first, "count nap d1", permission_mode="bypass")
+        run_id = await create(first, "count nap twice d1", permission_mode="bypass")
         await eventually(lambda: "d1" in calls(marker))
         postgres_server.stop()
         try:
             refused = await second.post("/runs", json={"prompt": "count d2"})
             assert refused.status_code == 503, refused.text
             assert "database cannot be reached" in refused.json()["detail"]
-            await eventually(lambda: told(cluster, "nap d1"))  # the run went on meanwhile
+            await eventually(lambda: told(cluster, "nap twice d1"))  # the run went on, and
+            await eventually(lambda: "again-d1" in calls(marker))  # ran a call not on record
         finally:
             postgres_server.start()
         seen = await follow(second, run_id)
