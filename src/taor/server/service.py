@@ -78,8 +78,14 @@ async def _feeds(config: ServiceConfig, events: EventLog, runs: Runs) -> Fanout:
     from taor.server.spread.streams import connect
 
     client = await connect(config.redis_url)
+    writer = await connect(config.redis_url, max_connections=1)
     return StreamFeeds(
-        client, events.since, events.last, ended=_ended(runs), retention=config.stream_retention
+        client,
+        events.since,
+        events.last,
+        ended=_ended(runs),
+        retention=config.stream_retention,
+        writer=writer,
     )
 
 

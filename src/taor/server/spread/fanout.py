@@ -51,8 +51,12 @@ class StreamFeeds:
         ended: Ended,
         retention: float = 3600.0,
         recheck: float = 1.0,
+        writer: Redis | None = None,
     ) -> None:
         self.client: Any = client  # (redis-py's replies are typed loosely)
+        # The writes, in order, one pipeline at a time: on a connection of their own, never
+        # waiting for one of the shared pool's (whose new connections cost round trips each).
+        self._writer: Any = writer or client
         self._replay = replay
         self._kept_last = last
         self._ended = ended
@@ -99,6 +103,8 @@ class StreamFeeds:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         await self.client.aclose()
+        if self._writer is not self.client:
+            await self._writer.aclose()
 
     def _put(self, item: _Item) -> None:
         if self._task is None:
@@ -122,7 +128,7 @@ class StreamFeeds:
                 self._idle.set()
 
     async def _send(self, items: list[_Item]) -> None:
-        pipe = self.client.pipeline(transaction=False)
+        pipe = self._writer.pipeline(transaction=False)
         for run_id, what, data in items:
             key = events_key(run_id)
             if what == "event":

@@ -52,8 +52,9 @@ def redacted(url: str) -> str:
 MAX_CONNECTIONS = 10_000  # Redis's own default limit of clients
 
 
-async def connect(url: str, *, wait: float = 10.0) -> Redis:
-    """A client of the Redis server at ``url``, which answered within ``wait`` seconds."""
+async def connect(url: str, *, wait: float = 10.0, max_connections: int = MAX_CONNECTIONS) -> Redis:
+    """A client of the Redis server at ``url``, which answered within ``wait`` seconds, with
+    at most ``max_connections`` at once."""
     from redis import exceptions
     from redis.asyncio import Redis
     from redis.asyncio.retry import Retry
@@ -68,7 +69,7 @@ async def connect(url: str, *, wait: float = 10.0) -> Redis:
             health_check_interval=5,
             # each SSE follower waits in a blocking read on a connection of its own: the pool's
             # default (100) would refuse the 101st follower of an API process
-            max_connections=MAX_CONNECTIONS,
+            max_connections=max_connections,
         )
     except ValueError as error:
         raise ConfigurationError(f"not a Redis URL: {redacted(url)} ({error})") from None

@@ -2,12 +2,13 @@
 on another machine can continue the run.
 
 The session writes its transcript to a JSONL file (``taor.server.compose.transcript_of``);
-while a worker holds the run, the file's new whole lines are appended to the database every
-``interval`` seconds, before each tool call runs (the worker's ``write_ahead``), and once more
-when the run lets go. A worker that takes a run writes the file back from the database first
-when the database has more of it than the file here (its machine never had it, or has an
-older copy); a file with more (the same shared folder, the database a moment behind) is
-kept, and what the database lacks is copied on the next sync.
+while a worker holds the run, the file's new whole lines are appended to the database before
+each tool call runs (the worker's ``write_ahead``: what may have side effects is on record
+first), every ``interval`` seconds, and once more when the run lets go; a run's syncs take
+turns, each appending what the one before it left. A worker that takes a run writes the file
+back from the database first when the database has more of it than the file here (its
+machine never had it, or has an older copy); a file with more (the same shared folder, the
+database a moment behind) is kept, and what the database lacks is copied on the next sync.
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ log = logging.getLogger("taor.server")
 
 
 class Mirror:
-    def __init__(self, store: Transcripts, interval: float = 0.1) -> None:
+    def __init__(self, store: Transcripts, interval: float = 1.0) -> None:
         self._store = store
         self._interval = interval
         self._kept: dict[str, tuple[int, int]] = {}  # run: (lines kept, bytes of the file)
+        self._turns: dict[str, asyncio.Lock] = {}
 
     async def restore(self, run_id: str, path: Path) -> None:
         """Make the file at ``path`` at least what the database keeps of it."""
@@ -43,15 +45,13 @@ class Mirror:
 
     async def sync(self, run_id: str, path: Path) -> None:
         """Append the file's new whole lines to the database."""
-        count, size = self._kept.get(run_id, (0, 0))
-        lines = _whole_lines(await asyncio.to_thread(_read_from, path, size))
-        if not lines:
-            return
-        await self._store.append(run_id, count, [line.decode() for line in lines])
-        kept = (count + len(lines), size + sum(len(line) + 1 for line in lines))
-        # Syncs may overlap (the timer's and one before a tool call): lines are kept by their
-        # number, so one written twice is kept once, and what is known kept only grows.
-        self._kept[run_id] = max(kept, self._kept.get(run_id, (0, 0)))
+        async with self._turns.setdefault(run_id, asyncio.Lock()):
+            count, size = self._kept.get(run_id, (0, 0))
+            lines = _whole_lines(await asyncio.to_thread(_read_from, path, size))
+            if not lines:
+                return
+            await self._store.append(run_id, count, [line.decode() for line in lines])
+            self._kept[run_id] = (count + len(lines), size + sum(len(line) + 1 for line in lines))
 
     async def follow(self, run_id: str, path: Path, done: asyncio.Event) -> None:
         """Sync every ``interval`` seconds until ``done``, and once more then. A sync that
@@ -67,6 +67,7 @@ class Mirror:
 
     def forget(self, run_id: str) -> None:
         self._kept.pop(run_id, None)
+        self._turns.pop(run_id, None)
 
 
 def _read_from(path: Path, offset: int) -> bytes:

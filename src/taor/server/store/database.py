@@ -5,6 +5,11 @@ URLs: ``sqlite:///path/taor.db`` (the default, under the user data directory; th
 folder are private to the user: it holds prompts and transcripts) or ``postgresql://...``; the
 async driver (aiosqlite, asyncpg) is filled in. SQLite runs in WAL mode with foreign keys on and
 a busy timeout, so the API and the workers of one machine share it.
+
+On PostgreSQL each statement of ``engine`` is its own transaction (autocommit): a write of one
+statement (all the service makes but two) or a read is one round trip to the server, where a
+transaction around it costs three more (``BEGIN``, ``COMMIT`` and the connection's check).
+``transactional`` is for the units of several statements that must hold together.
 """
 
 from __future__ import annotations
@@ -26,10 +31,12 @@ _DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg"}
 
 
 class Database:
-    """An open database (``await Database.open(url)``); ``engine`` is SQLAlchemy's."""
+    """An open database (``await Database.open(url)``): SQLAlchemy's ``engine`` for single
+    statements, and ``transactional``, the same pool, for a transaction of several."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, transactional: AsyncEngine | None = None) -> None:
         self.engine = engine
+        self.transactional = transactional or engine
 
     @classmethod
     async def open(cls, url: str) -> Database:
@@ -41,12 +48,16 @@ class Database:
         full = async_url(url)
         if full.startswith("sqlite"):
             _prepare_sqlite_file(full)
-        # A shared server's connections can go (a restart): each is tried before it is used.
-        engine = create_async_engine(full, pool_pre_ping=not full.startswith("sqlite"))
-        if engine.dialect.name == "sqlite":
+        if full.startswith("sqlite"):
+            engine = transactional = create_async_engine(full)
             event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        else:
+            # A shared server's connections can go (a restart): each is tried before it is
+            # used, which in autocommit is one round trip.
+            engine = create_async_engine(full, pool_pre_ping=True, isolation_level="AUTOCOMMIT")
+            transactional = engine.execution_options(isolation_level="READ COMMITTED")
         try:
-            async with engine.begin() as connection:
+            async with transactional.begin() as connection:
                 await connection.run_sync(upgrade)
         except (SQLAlchemyError, OSError) as error:
             await engine.dispose()
@@ -56,28 +67,27 @@ class Database:
         except BaseException:
             await engine.dispose()
             raise
-        return cls(engine)
+        return cls(engine, transactional)
 
     async def close(self) -> None:
         await self.engine.dispose()
 
 
 async def insert_new(engine: AsyncEngine, table: Table, rows: list[dict[str, Any]]) -> None:
-    """Insert ``rows`` in one transaction; when some are there already (the same key), insert
-    the others one at a time and leave those as they are."""
-    from sqlalchemy import insert
-    from sqlalchemy.exc import IntegrityError
+    """Insert ``rows`` in one statement; those whose key is there already are left as they
+    are (``ON CONFLICT DO NOTHING``, which SQLite and PostgreSQL both have)."""
+    if not rows:
+        return
+    if engine.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 
-    try:
-        async with engine.begin() as db:
-            await db.execute(insert(table), rows)
-    except IntegrityError:
-        for row in rows:
-            try:
-                async with engine.begin() as db:
-                    await db.execute(insert(table).values(**row))
-            except IntegrityError:
-                continue
+        statement: Any = postgresql_insert(table).on_conflict_do_nothing()
+    else:
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        statement = sqlite_insert(table).on_conflict_do_nothing()
+    async with engine.begin() as db:
+        await db.execute(statement, rows)
 
 
 def connection_lost(error: BaseException) -> bool:

@@ -20,7 +20,6 @@ from typing import Any, Literal
 
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import RowMapping
-from sqlalchemy.exc import IntegrityError
 
 from taor._records import frozen
 from taor.server.store.database import Database, insert_new
@@ -62,6 +61,7 @@ class StoredEvent:
 class Runs:
     def __init__(self, database: Database) -> None:
         self._engine = database.engine
+        self._transactional = database.transactional
 
     async def create(
         self,
@@ -129,7 +129,7 @@ class Runs:
 
     async def delete(self, run_id: str) -> None:
         """Remove the run and its events."""
-        async with self._engine.begin() as db:
+        async with self._transactional.begin() as db:
             await db.execute(delete(events).where(events.c.run_id == run_id))
             await db.execute(delete(runs).where(runs.c.id == run_id))
 
@@ -153,14 +153,11 @@ class EventLog:
         self._engine = database.engine
 
     async def write(self, run_id: str, batch: Sequence[StoredEvent]) -> None:
-        """Keep ``batch`` in one transaction; numbers already kept are left as they are."""
-        if not batch:
-            return
-        rows = [{"run_id": run_id, "seq": e.seq, "kind": e.kind, "data": e.data} for e in batch]
-        await insert_new(self._engine, events, rows)
+        """Keep ``batch``; numbers already kept are left as they are."""
+        await self.write_all({run_id: batch})
 
     async def write_all(self, batches: Mapping[str, Sequence[StoredEvent]]) -> None:
-        """Keep the batches of many runs in one transaction (a database has one writer at a
+        """Keep the batches of many runs in one statement (a database has one writer at a
         time: one transaction for all is far cheaper than one per run); numbers already kept
         are left as they are."""
         rows = [
@@ -168,14 +165,7 @@ class EventLog:
             for run_id, batch in batches.items()
             for e in batch
         ]
-        if not rows:
-            return
-        try:
-            async with self._engine.begin() as db:
-                await db.execute(insert(events), rows)
-        except IntegrityError:  # some were kept before: run by run, as ``write`` does
-            for run_id, batch in batches.items():
-                await self.write(run_id, batch)
+        await insert_new(self._engine, events, rows)
 
     async def since(self, run_id: str, after: int = 0, limit: int = 1000) -> list[StoredEvent]:
         """The run's events numbered above ``after``, in order, at most ``limit``."""

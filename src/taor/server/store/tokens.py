@@ -56,6 +56,7 @@ class TokenInfo:
 class Tokens:
     def __init__(self, database: Database) -> None:
         self._engine = database.engine
+        self._transactional = database.transactional
 
     async def create(self, name: str, *, admin: bool = False) -> str:
         """A new token called ``name`` for the user ``name`` (made if there is none; made
@@ -65,7 +66,7 @@ class Tokens:
         key = "".join(secrets.choice(_ALPHABET) for _ in range(_KEY_LENGTH))
         token = f"{PREFIX}{key}_{secrets.token_urlsafe(32)}"
         now = _now()
-        async with self._engine.begin() as db:
+        async with self._transactional.begin() as db:
             in_use = select(tokens.c.id).where(tokens.c.name == name, tokens.c.revoked_at.is_(None))
             if await db.scalar(in_use) is not None:
                 raise ConfigurationError(
