@@ -170,9 +170,13 @@ def test_repair_drops_extra_results_and_empty_turns() -> None:
 
 def test_synthetic_results_say_what_happened() -> None:
     interrupted = synthetic_result("c1", "shell", "interrupted")
+    stopped = synthetic_result("c1", "shell", "stopped")
     cancelled = synthetic_result("c1", "shell", "cancelled")
-    assert interrupted.is_error and cancelled.is_error
+    assert interrupted.is_error and stopped.is_error and cancelled.is_error
     assert "may have run partly" in interrupted.content[0].text  # type: ignore[union-attr]
+    assert "by the user" in interrupted.content[0].text  # type: ignore[union-attr]
+    assert "process running this session ended" in stopped.content[0].text  # type: ignore[union-attr]
+    assert "may have run partly" in stopped.content[0].text  # type: ignore[union-attr]
     assert "not run" in cancelled.content[0].text  # type: ignore[union-attr]
 
 

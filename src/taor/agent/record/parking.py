@@ -17,7 +17,7 @@ and goes on with the round, where the answer given there applies: the calls that
 are not run again (their recorded results are used), the call runs once if allowed. A round
 whose question was answered but whose results never came (the process died while the allowed
 call ran, or after it) may have run: ``answered_round_results`` gives it the recorded results
-and ``interrupted`` ones for the rest, and nothing is run again.
+and ``stopped`` ones for the rest, and nothing is run again.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def parked_round(turns: Sequence[Turn]) -> ParkedRound | None:
 
 def answered_round_results(turns: Sequence[Turn]) -> ToolResultsTurn | None:
     """The results of a round at the end of ``turns`` whose question was answered and whose
-    results never came: the recorded ones, ``interrupted`` for the calls that may have run."""
+    results never came: the recorded ones, ``stopped`` for the calls that may have run."""
     found = _round_with_question(turns)
     if found is None or not found[2]:
         return None
@@ -79,7 +79,7 @@ def answered_round_results(turns: Sequence[Turn]) -> ToolResultsTurn | None:
     done = {result.call_id: result for result in question.done}
     return ToolResultsTurn(
         results=tuple(
-            done.get(call.id) or synthetic_result(call.id, call.name, "interrupted")
+            done.get(call.id) or synthetic_result(call.id, call.name, "stopped")
             for call in turn.message.tool_calls
         )
     )

@@ -77,8 +77,8 @@ def reopen(path: str | os.PathLike[str]) -> Reopened:
     settled: tuple[ToolResultPart, ...] = ()
     if found:
         parked = None
-        answered = answered_round_results(turns)  # what it recorded, not "interrupted" for all
-        fixed = repair([*turns, answered] if answered else turns, "interrupted")
+        answered = answered_round_results(turns)  # what it recorded, not "stopped" for all
+        fixed = repair([*turns, answered] if answered else turns, "stopped")
         if fixed[: len(turns)] == turns:
             for turn in fixed[len(turns) :]:
                 store.append_sync(turn)

@@ -33,11 +33,14 @@ from taor.llm.types import Message, Part, TextPart, ThinkingPart, ToolResultPart
 
 
 def synthetic_result(call_id: str, name: str, why: str) -> ToolResultPart:
-    """The result of a call that never ran or was stopped: ``why`` is interrupted, time_limit
-    or cancelled."""
+    """The result of a call that never ran or was stopped: ``why`` is interrupted (by the
+    person or the host), stopped (the process carrying the session ended: a crash, a kill, a
+    lost machine), time_limit or cancelled."""
     text = {
         "interrupted": "Interrupted by the user before this tool call finished; it may have "
         "run partly. Check its effects before repeating it.",
+        "stopped": "Interrupted: the process running this session ended before this tool call "
+        "finished; it may have run partly. Check its effects before repeating it.",
         "time_limit": "Stopped at the time limit before this tool call finished; it may have "
         "run partly. Check its effects before repeating it.",
         "cancelled": "Cancelled: this tool call was not run.",

@@ -161,4 +161,4 @@ def open_session(
 
 def _history(path: Path) -> list[Turn]:
     """The turns of a session to fork, with any call a crash left unanswered answered."""
-    return repair(load(path).turns, "interrupted")
+    return repair(load(path).turns, "stopped")
