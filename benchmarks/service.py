@@ -41,6 +41,7 @@ import asyncio
 import json
 import os
 import resource
+import select
 import shutil
 import socket
 import statistics
@@ -59,13 +60,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 HOST = os.path.join(HERE, "_service_host.py")
 
 
-def start(*argv: str) -> tuple[subprocess.Popen[str], str]:
-    """A ``_service_host.py`` process, and the first line it prints."""
+def start(*argv: str, wait: float = 120.0) -> tuple[subprocess.Popen[str], str]:
+    """A ``_service_host.py`` process, and the first line it prints (within ``wait`` seconds:
+    one that fails to start ends the benchmark with what it said, instead of a hang)."""
     process = subprocess.Popen(
         [sys.executable, HOST, *argv], stdout=subprocess.PIPE, text=True, cwd=HERE
     )
     assert process.stdout is not None
-    return process, process.stdout.readline().strip()
+    ready, _, _ = select.select([process.stdout], [], [], wait)
+    line = process.stdout.readline().strip() if ready else ""
+    if not line:
+        exited = process.poll()
+        process.kill()
+        process.wait()
+        why = f"exited ({exited})" if exited is not None else f"no answer in {wait:.0f} s"
+        raise SystemExit(f"_service_host.py {argv[0]} did not start: {why}; its errors are above")
+    return process, line
 
 
 async def stats(url: str, *, gc_first: bool = False) -> dict[str, Any]:
