@@ -81,3 +81,16 @@ async def test_events_come_back_in_order_from_any_number_each_kept_once(
     assert await log.last(run) == 5
     await runs.delete(run)
     assert await log.since(run) == [] and await log.last(run) == 0
+
+
+async def test_events_of_a_run_deleted_meanwhile_do_not_hold_up_the_others(
+    database: Database,
+) -> None:
+    runs, log = Runs(database), EventLog(database)
+    ann = await user(database, "ann")
+    kept, gone = await start(runs, ann), await start(runs, ann)
+    await runs.delete(gone)
+    event = StoredEvent(seq=1, kind="assistant_text_delta", data="{}")
+    await log.write_all({gone: [event], kept: [event]})  # one batch, as the writer sends them
+    assert [e.seq for e in await log.since(kept)] == [1]
+    assert await log.since(gone) == []

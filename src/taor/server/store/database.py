@@ -48,7 +48,6 @@ class Database:
         full = async_url(url)
         if full.startswith("sqlite"):
             _prepare_sqlite_file(full)
-        if full.startswith("sqlite"):
             engine = transactional = create_async_engine(full)
             event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         else:

@@ -13,6 +13,7 @@ changes nothing).
 from __future__ import annotations
 
 import datetime
+import logging
 import secrets
 import time
 from collections.abc import Mapping, Sequence
@@ -20,11 +21,14 @@ from typing import Any, Literal
 
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import RowMapping
+from sqlalchemy.exc import IntegrityError
 
 from taor._records import frozen
 from taor.server.store.database import Database, insert_new
 from taor.server.store.schema import events, runs, users
 from taor.server.store.tokens import User
+
+log = logging.getLogger("taor.server")
 
 RunStatus = Literal[
     "queued", "running", "awaiting_permission", "finished", "failed", "interrupted", "cancelled"
@@ -159,13 +163,16 @@ class EventLog:
     async def write_all(self, batches: Mapping[str, Sequence[StoredEvent]]) -> None:
         """Keep the batches of many runs in one statement (a database has one writer at a
         time: one transaction for all is far cheaper than one per run); numbers already kept
-        are left as they are."""
-        rows = [
-            {"run_id": run_id, "seq": e.seq, "kind": e.kind, "data": e.data}
-            for run_id, batch in batches.items()
-            for e in batch
-        ]
-        await insert_new(self._engine, events, rows)
+        are left as they are, and the events of a run that is gone (deleted meanwhile) are let
+        go without holding up the others."""
+        try:
+            await insert_new(self._engine, events, _rows(batches))
+        except IntegrityError:
+            for run_id, batch in batches.items():
+                try:
+                    await insert_new(self._engine, events, _rows({run_id: batch}))
+                except IntegrityError:
+                    log.warning("events of run %s not kept: the run is gone", run_id)
 
     async def since(self, run_id: str, after: int = 0, limit: int = 1000) -> list[StoredEvent]:
         """The run's events numbered above ``after``, in order, at most ``limit``."""
@@ -185,6 +192,14 @@ class EventLog:
         async with self._engine.connect() as db:
             found = await db.scalar(query.order_by(events.c.seq.desc()).limit(1))
         return int(found or 0)
+
+
+def _rows(batches: Mapping[str, Sequence[StoredEvent]]) -> list[dict[str, Any]]:
+    return [
+        {"run_id": run_id, "seq": e.seq, "kind": e.kind, "data": e.data}
+        for run_id, batch in batches.items()
+        for e in batch
+    ]
 
 
 def new_run_id() -> str:
